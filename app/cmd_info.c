@@ -1,0 +1,89 @@
+/* app/cmd_info.c: `dbtr info SCAN.h5`: what a scan file holds. */
+#include <math.h>
+#include <stdio.h>
+
+#include "app/cli.h"
+#include "app/commands.h"
+#include "io/scan.h"
+
+static const char *i0_shape_name(dbtr_i0_shape s) {
+  switch (s) {
+  case DBTR_I0_SCALAR: return "scalar";
+  case DBTR_I0_PER_VIEW: return "one per view";
+  case DBTR_I0_PER_PIXEL: return "one per pixel, the same for every view";
+  case DBTR_I0_FULL: return "one per view and pixel";
+  default: return "none";
+  }
+}
+
+static const char *dtype_name(dbtr_dtype d) {
+  switch (d) {
+  case DBTR_DTYPE_FLOAT64: return "float64";
+  case DBTR_DTYPE_UINT16: return "uint16";
+  case DBTR_DTYPE_UINT32: return "uint32";
+  default: return "float32";
+  }
+}
+
+int dbtr_cmd_info(int argc, char **argv) {
+  const char *cmd = "info", *in = NULL, *pos;
+  cli c;
+  cli_init(&c, cmd, argc, argv);
+  int k;
+  while ((k = cli_next(&c, &pos))) {
+    if (k == 2) {
+      if (in) return cli_usage_error(cmd, "unexpected argument '%s'", pos);
+      in = pos;
+    } else if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
+      printf("usage: dbtr info SCAN.h5\n\nPrints the detector, views, geometry, data range and grid of a scan file.\n");
+      return 0;
+    } else {
+      return cli_unknown(&c);
+    }
+  }
+  if (!in) return cli_usage_error(cmd, "no scan file given (dbtr info SCAN.h5)");
+  dbtr_scan s;
+  int rc = cli_read_scan(cmd, &s, in);
+  if (rc) return cli_fail(cmd, rc);
+  const dbtr_geom *g = &s.geom;
+  size_t n = g->n_views * g->n_rows * g->n_cols;
+  double lo = HUGE_VAL, hi = -HUGE_VAL, sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    lo = fmin(lo, s.proj[i]);
+    hi = fmax(hi, s.proj[i]);
+    sum += s.proj[i];
+  }
+  printf("%s: dbtr-scan v1\n", in);
+  printf("  projections  %zu views x %zu rows x %zu cols, %s, stored as %s\n", g->n_views, g->n_rows, g->n_cols,
+         s.quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals", dtype_name(s.stored_dtype));
+  printf("  values       min %.6g  mean %.6g  max %.6g\n", lo, sum / (double)n, hi);
+  if (s.i0_shape != DBTR_I0_NONE) {
+    size_t ni = dbtr_scan_i0_count(&s);
+    double ilo = HUGE_VAL, ihi = -HUGE_VAL;
+    for (size_t i = 0; i < ni; i++) {
+      ilo = fmin(ilo, s.i0[i]);
+      ihi = fmax(ihi, s.i0[i]);
+    }
+    printf("  i0           %s, %.6g .. %.6g\n", i0_shape_name(s.i0_shape), ilo, ihi);
+  }
+  double pu = sqrt(g->detector_u[0] * g->detector_u[0] + g->detector_u[1] * g->detector_u[1] +
+                   g->detector_u[2] * g->detector_u[2]);
+  double pv = sqrt(g->detector_v[0] * g->detector_v[0] + g->detector_v[1] * g->detector_v[1] +
+                   g->detector_v[2] * g->detector_v[2]);
+  printf("  detector     %.4g x %.4g mm pixels (view 0)\n", pu, pv);
+  printf("  views        %-5s %-28s %-28s %s\n", "view", "source (mm)", "detector centre (mm)", "angle (deg)");
+  for (size_t v = 0; v < g->n_views; v++) {
+    const double *sv = g->source + 3 * v, *d = g->detector_center + 3 * v;
+    double ang = atan2(sv[0] - d[0], sv[2] - d[2]) * 180.0 / 3.14159265358979323846;
+    printf("               %-5zu (%8.2f, %8.2f, %8.2f) (%8.2f, %8.2f, %8.2f) %7.2f\n", v, sv[0], sv[1], sv[2], d[0],
+           d[1], d[2], ang);
+  }
+  if (s.has_grid)
+    printf("  volume       %zu x %zu x %zu voxels of %.4g x %.4g x %.4g mm, voxel 0 at (%.3f, %.3f, %.3f) mm\n",
+           s.grid.nx, s.grid.ny, s.grid.nz, s.grid.dx, s.grid.dy, s.grid.dz, s.grid.origin[0], s.grid.origin[1],
+           s.grid.origin[2]);
+  else
+    printf("  volume       no grid in the file (give --dims, --voxel, --origin to dbtr recon)\n");
+  dbtr_scan_free(&s);
+  return 0;
+}

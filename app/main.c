@@ -1,0 +1,52 @@
+/* app/main.c: `dbtr COMMAND [options]`: dispatches to app/cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/commands.h"
+#include "recon/version.h"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"demo", dbtr_cmd_demo, "simulate a small phantom scan, reconstruct it, report the error against the truth"},
+    {"phantom", dbtr_cmd_phantom, "simulate a scan of an analytic phantom (and write its ground truth)"},
+    {"project", dbtr_cmd_project, "forward-project a TIFF volume into a scan file, optionally with Poisson noise"},
+    {"recon", dbtr_cmd_recon, "reconstruct a scan file with ML-EM on the CPU or the GPU"},
+    {"validate", dbtr_cmd_validate, "compare GPU modes with the CPU reference, iteration by iteration"},
+    {"info", dbtr_cmd_info, "describe what a scan file holds"},
+    {"view", dbtr_cmd_view, "look through volume slices, with a diff overlay of two volumes"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "dbtr %s: ML-EM reconstruction of digital breast tomosynthesis on the CPU and NVIDIA GPUs\n\n"
+          "usage: dbtr COMMAND [options]      (dbtr COMMAND --help for each)\n\ncommands:\n",
+          DBTR_VERSION_STRING);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\nexit codes: 0 ok, 2 bad input or arguments, 3 I/O error, 4 out of memory, 5 GPU error,\n"
+             "6 results differ where identity was required (validate), 70 internal error (docs/errors.md)\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("dbtr %s\n", DBTR_VERSION_STRING);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "dbtr: unknown command '%s' (see dbtr --help)\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,181 @@
+/* app/run.c: the reconstruction as the commands run it. */
+#include "app/run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/checkpoint.h"
+#include "recon/error.h"
+
+int app_grid_option(cli *c, app_grid_opts *g) {
+  if (cli_is(c, "--dims")) {
+    if (!cli_triple(c, g->dims)) {
+      for (int i = 0; i < 3; i++)
+        if (!(g->dims[i] >= 1 && g->dims[i] == floor(g->dims[i]) && g->dims[i] < 1073741824.0))
+          c->error = cli_usage_error(c->cmd, "--dims: each of NX,NY,NZ must be a whole number from 1 to 2^30");
+      g->has_dims = 1;
+    }
+    return 1;
+  }
+  if (cli_is(c, "--voxel")) {
+    if (!cli_triple(c, g->voxel)) {
+      for (int i = 0; i < 3; i++)
+        if (!(g->voxel[i] > 0)) c->error = cli_usage_error(c->cmd, "--voxel: each of DX,DY,DZ must be positive (mm)");
+      g->has_voxel = 1;
+    }
+    return 1;
+  }
+  if (cli_is(c, "--origin")) {
+    if (!cli_triple(c, g->origin)) g->has_origin = 1;
+    return 1;
+  }
+  return 0;
+}
+
+int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out) {
+  if (!scan->has_grid && !(o->has_dims && o->has_voxel && o->has_origin))
+    return cli_usage_error(cmd,
+                           "%s has no /volume grid: give --dims NX,NY,NZ --voxel DX,DY,DZ --origin X,Y,Z "
+                           "(mm, the centre of voxel 0,0,0)",
+                           path);
+  dbtr_grid g = scan->grid;
+  if (o->has_dims) {
+    g.nx = (size_t)o->dims[0];
+    g.ny = (size_t)o->dims[1];
+    g.nz = (size_t)o->dims[2];
+  }
+  if (o->has_voxel) {
+    g.dx = o->voxel[0];
+    g.dy = o->voxel[1];
+    g.dz = o->voxel[2];
+  }
+  if (o->has_origin) memcpy(g.origin, o->origin, sizeof g.origin);
+  int rc = dbtr_grid_check(&g, &scan->geom, path);
+  if (rc) return cli_fail(cmd, rc);
+  *out = g;
+  return 0;
+}
+
+int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0) {
+  size_t n;
+  int rc = dbtr_geom_proj_count(&scan->geom, &n);
+  *y = *i0 = NULL;
+  if (rc) return rc;
+  size_t npix = scan->geom.n_rows * scan->geom.n_cols;
+  if (algo == DBTR_ALGO_TRANSMISSION) {
+    if ((rc = dbtr_alloc((void **)i0, n, sizeof(double), "i0"))) return rc;
+    for (size_t i = 0; i < n; i++) (*i0)[i] = dbtr_scan_i0(scan, i / npix, i % npix);
+    return 0;
+  }
+  if (scan->quantity == DBTR_QUANTITY_LINE_INTEGRAL) return 0;
+  if ((rc = dbtr_alloc((void **)y, n, sizeof(double), "line integrals"))) return rc;
+  for (size_t i = 0; i < n; i++) {
+    double c = scan->proj[i] > 0.5 ? scan->proj[i] : 0.5;
+    (*y)[i] = log(dbtr_scan_i0(scan, i / npix, i % npix) / c);
+  }
+  return 0;
+}
+
+/* Loads a checkpoint into b after checking it belongs to this problem; *first is the
+ * next iteration to run. */
+static int resume_from(const char *cmd, const app_recon_opts *o, const dbtr_mlem *m, dbtr_backend *b, size_t *first) {
+  dbtr_checkpoint_info ci;
+  void *vol = NULL;
+  int rc = dbtr_checkpoint_read(o->resume, &ci, &vol), ex = 0;
+  if (rc) return cli_fail(cmd, rc);
+  const dbtr_grid *g = m->prob.grid;
+  if (ci.nx != g->nx || ci.ny != g->ny || ci.nz != g->nz || ci.n_views != m->prob.geom->n_views)
+    ex = cli_usage_error(cmd, "--resume %s: the checkpoint is of a %llu x %llu x %llu volume and %llu views, not this scan's",
+                         o->resume, (unsigned long long)ci.nx, (unsigned long long)ci.ny, (unsigned long long)ci.nz,
+                         (unsigned long long)ci.n_views);
+  else if (ci.n_subsets != m->prob.n_subsets || ci.algo != (uint64_t)m->prob.algo)
+    ex = cli_usage_error(cmd, "--resume %s: written with %llu subsets and the %s algorithm; give the same", o->resume,
+                         (unsigned long long)ci.n_subsets, ci.algo ? "emission" : "transmission");
+  else if (ci.precision != (uint64_t)b->precision)
+    ex = cli_usage_error(cmd, "--resume %s: written in %s by %s; this run computes in %s (give the same --mode/--precision)",
+                         o->resume, ci.precision ? "double" : "float", ci.backend, b->precision ? "double" : "float");
+  else if (ci.iterations >= o->iterations)
+    ex = cli_usage_error(cmd, "--resume %s: the checkpoint already holds %llu iterations; ask for more with --iterations",
+                         o->resume, (unsigned long long)ci.iterations);
+  else if ((rc = b->set_volume(b, vol)))
+    ex = cli_fail(cmd, rc);
+  if (!ex) {
+    *first = (size_t)ci.iterations + 1;
+    if (!o->quiet)
+      fprintf(stderr, "dbtr %s: resuming after iteration %llu (checkpoint written by %s)\n", cmd,
+              (unsigned long long)ci.iterations, ci.backend);
+  }
+  free(vol);
+  return ex;
+}
+
+int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
+                    float *vol, char *backend_name, size_t name_len) {
+  dbtr_algo algo = scan->quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
+  if (o->algorithm) algo = strcmp(o->algorithm, "emission") ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
+  if (algo == DBTR_ALGO_TRANSMISSION && scan->quantity != DBTR_QUANTITY_COUNTS)
+    return cli_usage_error(cmd, "--algorithm transmission needs counts; this scan holds line integrals (use emission)");
+  double *y = NULL, *i0 = NULL;
+  int rc = app_expand_data(scan, algo, &y, &i0);
+  if (rc) return cli_fail(cmd, rc);
+  dbtr_data data = {.geom = &scan->geom, .grid = grid, .algo = algo, .y = y ? y : scan->proj, .i0 = i0};
+  dbtr_mlem m;
+  dbtr_backend *b = NULL;
+  void *tmp = NULL;
+  int ex = 0;
+  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->backend.threads))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  double t0 = cli_now();
+  if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet)) || (rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  snprintf(backend_name, name_len, "%s", b->name);
+  size_t first = 1;
+  if (o->resume && (ex = resume_from(cmd, o, &m, b, &first))) goto done;
+  if (!o->quiet)
+    fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
+            cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
+            o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0);
+  if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume"))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  for (size_t it = first; it <= o->iterations; it++) {
+    double t = cli_now(), dev;
+    if ((rc = dbtr_mlem_iterate(&m, b, &dev))) {
+      ex = cli_fail(cmd, rc);
+      goto done;
+    }
+    if (!o->quiet)
+      fprintf(stderr, "  iteration %3zu/%zu  deviance %.6e  (%.1f per pixel)  %.2f s\n", it, o->iterations, dev,
+              dev / (double)m.n_proj, cli_now() - t);
+    if (o->checkpoint && (it % o->checkpoint_every == 0 || it == o->iterations)) {
+      dbtr_checkpoint_info ci = {.nx = grid->nx, .ny = grid->ny, .nz = grid->nz, .n_views = scan->geom.n_views,
+                                 .n_subsets = o->subsets, .algo = (uint64_t)algo, .precision = (uint64_t)b->precision,
+                                 .iterations = it};
+      snprintf(ci.backend, sizeof ci.backend, "%s", b->name);
+      if ((rc = b->get_volume(b, tmp)) || (rc = dbtr_checkpoint_write(o->checkpoint, &ci, tmp))) {
+        ex = cli_fail(cmd, rc);
+        goto done;
+      }
+    }
+    if (o->on_iteration && (ex = o->on_iteration(o->user, it, b))) goto done;
+  }
+  if ((rc = b->get_volume(b, tmp))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  dbtr_convert_to_float(b->precision, tmp, m.n_vox, vol);
+done:
+  free(tmp);
+  dbtr_backend_destroy(&b);
+  dbtr_mlem_free(&m);
+  free(y);
+  free(i0);
+  return ex;
+}

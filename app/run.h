@@ -1,0 +1,49 @@
+/* app/run.h: the reconstruction as the commands run it: from a scan file's contents to a
+ * float volume, with progress lines. Shared by `recon` and `demo`. */
+#ifndef DBTR_APP_RUN_H
+#define DBTR_APP_RUN_H
+
+#include "app/cli.h"
+#include "io/scan.h"
+#include "recon/mlem.h"
+
+typedef struct {
+  size_t iterations;
+  size_t subsets;
+  const char *algorithm; /* "transmission", "emission" or NULL (from the data's quantity) */
+  double init;           /* uniform start value, 1/mm; 0: estimated from the data */
+  cli_backend_opts backend;
+  int quiet;
+  const char *checkpoint;   /* save the state here every checkpoint_every iterations */
+  size_t checkpoint_every;
+  const char *resume;       /* go on from this checkpoint */
+  /* Called after each iteration with the backend holding the current volume; may be NULL.
+   * A non-zero return stops the run with that exit code. */
+  int (*on_iteration)(void *user, size_t iteration, dbtr_backend *b);
+  void *user;
+} app_recon_opts;
+
+/* Grid overrides from the command line; zero fields mean "not given". */
+typedef struct {
+  double dims[3], voxel[3], origin[3];
+  int has_dims, has_voxel, has_origin;
+} app_grid_opts;
+
+/* Parses --dims, --voxel, --origin; returns 1 if the option was one of them. */
+int app_grid_option(cli *c, app_grid_opts *g);
+/* The reconstruction grid: the scan's /volume, with the overrides applied; an error that
+ * says which flags to give when the scan has none. */
+int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out);
+
+/* Full-size double arrays of the data for the driver: *i0 expanded from whatever shape the
+ * file had (transmission), and for emission from counts *y = log(i0/y) (a zero count taken
+ * as 0.5, so the value stays finite). Either is NULL when the scan's own array serves.
+ * The caller frees both. */
+int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
+
+/* Reconstructs scan on grid into vol (n_vox floats). backend_name receives the backend
+ * that ran ("cpu-float", "gpu:cpu-match"). Returns an exit code (0 ok). */
+int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
+                    float *vol, char *backend_name, size_t name_len);
+
+#endif

@@ -1,0 +1,729 @@
+/* io/scan.c: reads and writes the HDF5 scan file, format "dbtr-scan" version 1
+ * (docs/scan-format.md, ARCHITECTURE.md "The scan file").
+ *
+ * The reader is the gate every scan passes before a projector sees it: it checks the
+ * format attributes, every shape against /projections, sizes for overflow before any
+ * allocation, and every value (finite geometry and projections, non-negative counts,
+ * positive i0), and names the file and the dataset or attribute in each refusal. HDF5
+ * converts any stored byte order and numeric type to native double for us. */
+#include "io/scan.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/atomic_file.h"
+#include "recon/error.h"
+
+#define DBTR__SCAN_FORMAT "dbtr-scan"
+#define DBTR__SCAN_VERSION 1
+
+static const char *const geom_names[4] = {"/geometry/source", "/geometry/detector_center", "/geometry/detector_u",
+                                          "/geometry/detector_v"};
+
+/* ---- HDF5 helpers shared by reader and writer ---- */
+
+typedef struct {
+  char *buf;
+  size_t cap;
+} reason_buf;
+
+static herr_t reason_cb(unsigned n, const H5E_error2_t *e, void *data) {
+  reason_buf *r = data;
+  if (n == 0 && e->desc) {
+    snprintf(r->buf, r->cap, "%s", e->desc);
+    for (char *p = r->buf; *p; p++)
+      if (*p == '\n' || *p == '\r') *p = ' ';
+  }
+  return 0;
+}
+
+/* The innermost HDF5 error ("truncated file: eof = ..."), so that our one-line message
+ * carries the cause without HDF5 printing its whole stack. Call right after the failure:
+ * the next HDF5 call clears the stack. */
+static const char *h5_reason(char *buf, size_t cap) {
+  reason_buf r = {buf, cap};
+  snprintf(buf, cap, "HDF5 gave no reason");
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_cb, &r);
+  return buf;
+}
+
+static void close_id(hid_t *id, herr_t (*fn)(hid_t)) {
+  if (*id >= 0) fn(*id);
+  *id = H5I_INVALID_HID;
+}
+
+/* "(2, 4, 6)" or "scalar", for messages. */
+static const char *shape_str(char *buf, size_t cap, int rank, const hsize_t *dims) {
+  if (rank == 0) {
+    snprintf(buf, cap, "scalar");
+    return buf;
+  }
+  size_t used = (size_t)snprintf(buf, cap, "(");
+  for (int i = 0; i < rank && used < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+  if (used < cap) snprintf(buf + used, cap - used, ")");
+  return buf;
+}
+
+/* The rank /i0 has in the file for each shape: scalar, (n_views), (n_rows, n_cols), full. */
+static int i0_rank(dbtr_i0_shape shape) {
+  return shape == DBTR_I0_SCALAR ? 0 : shape == DBTR_I0_PER_VIEW ? 1 : shape == DBTR_I0_PER_PIXEL ? 2 : 3;
+}
+
+/* ---- reader ---- */
+
+typedef struct {
+  const char *path;
+  hid_t file;
+  hid_t proj; /* /projections */
+  hid_t i0;   /* /i0, or invalid when absent */
+  hsize_t dims[3];
+} reader;
+
+/* H5Lexists fails when a middle component is missing, so test each prefix in turn. */
+static int link_exists(hid_t file, const char *name) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", name);
+  for (char *p = buf + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char saved = *p;
+    *p = '\0';
+    htri_t e = H5Lexists(file, buf, H5P_DEFAULT);
+    *p = saved;
+    if (e <= 0) return 0;
+    if (saved == '\0') return 1;
+  }
+}
+
+static int open_dataset(const reader *r, const char *name, int required, hid_t *out) {
+  char why[256];
+  *out = H5I_INVALID_HID;
+  if (!link_exists(r->file, name))
+    return required ? dbtr_err(DBTR_EFORMAT, "%s: %s: missing dataset", r->path, name) : 0;
+  *out = H5Dopen2(r->file, name, H5P_DEFAULT);
+  if (*out < 0)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: not a readable dataset (%s)", r->path, name, h5_reason(why, sizeof why));
+  return 0;
+}
+
+/* Rank and dims of a dataset; refuses null dataspaces and ranks above 3. */
+static int get_shape(const reader *r, hid_t d, const char *name, int *rank, hsize_t dims[3]) {
+  hsize_t all[H5S_MAX_RANK];
+  hid_t sp = H5Dget_space(d);
+  H5S_class_t cls = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
+  int nd = cls == H5S_SIMPLE ? H5Sget_simple_extent_dims(sp, all, NULL) : 0;
+  if (sp >= 0) H5Sclose(sp);
+  if (cls != H5S_SIMPLE && cls != H5S_SCALAR)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: the dataset holds no data (empty dataspace)", r->path, name);
+  if (nd < 0 || nd > 3)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: rank %d; at most 3 is expected", r->path, name, nd);
+  *rank = nd;
+  for (int i = 0; i < nd; i++) dims[i] = all[i];
+  return 0;
+}
+
+/* "uint16", "float32", "string": the stored type, for messages. */
+static const char *type_str(char *buf, size_t cap, hid_t t) {
+  H5T_class_t cls = H5Tget_class(t);
+  size_t bits = 8 * H5Tget_size(t);
+  if (cls == H5T_INTEGER)
+    snprintf(buf, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", bits);
+  else if (cls == H5T_FLOAT)
+    snprintf(buf, cap, "float%zu", bits);
+  else {
+    static const char *const names[] = {"integer", "float", "time", "string", "bitfield", "opaque",
+                                        "compound", "reference", "enum", "variable-length", "array"};
+    snprintf(buf, cap, "%s", cls >= 0 && (int)cls < 11 ? names[cls] : "unknown");
+  }
+  return buf;
+}
+
+/* Integer or floating-point storage, which HDF5 converts to double. */
+static int check_numeric(const reader *r, hid_t d, const char *name) {
+  char tn[32];
+  hid_t t = H5Dget_type(d);
+  H5T_class_t cls = H5Tget_class(t);
+  type_str(tn, sizeof tn, t);
+  H5Tclose(t);
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: stored as %s; a numeric type is expected", r->path, name, tn);
+  return 0;
+}
+
+/* HDF5 1.10 trusts a damaged layout message: a compact or contiguous dataset that stores
+ * fewer bytes than its shape needs makes H5Dread copy from a null buffer (a segfault the
+ * fuzzer found, tests/fuzz/regress_scan/compact_storage_too_small). Such a dataset is
+ * refused before it is read; chunked data HDF5 checks chunk by chunk. */
+static int check_storage(const reader *r, hid_t d, const char *name) {
+  hid_t dcpl = H5Dget_create_plist(d), t = H5Dget_type(d), sp = H5Dget_space(d);
+  H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+  size_t elem = t >= 0 ? H5Tget_size(t) : 0;
+  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  hsize_t have = H5Dget_storage_size(d);
+  close_id(&dcpl, H5Pclose);
+  close_id(&t, H5Tclose);
+  close_id(&sp, H5Sclose);
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) return 0;
+  if (elem == 0 || n < 0 || have / elem < (hsize_t)n)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: the file stores %llu bytes of it; its shape needs %lld values of %zu bytes",
+                    r->path, name, (unsigned long long)have, (long long)n, elem);
+  return 0;
+}
+
+static int read_doubles(const reader *r, hid_t d, const char *name, double *out) {
+  char why[256];
+  int rc = check_storage(r, d, name);
+  if (rc) return rc;
+  if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, h5_reason(why, sizeof why));
+  return 0;
+}
+
+typedef enum { ANY_FINITE, NON_NEGATIVE, POSITIVE } value_rule;
+
+/* Every value finite, and non-negative or positive where the rule asks; the message
+ * gives the element's index in the dataset's own shape. */
+static int check_values(const reader *r, const char *name, const double *v, size_t n, int rank,
+                        const hsize_t *dims, value_rule rule) {
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    const char *what = !isfinite(x)                   ? "is not finite"
+                       : rule == NON_NEGATIVE && x < 0 ? "is negative; counts must be >= 0"
+                       : rule == POSITIVE && !(x > 0)  ? "is not positive; i0 must be > 0"
+                                                       : NULL;
+    if (!what) continue;
+    hsize_t idx[3] = {0, 0, 0};
+    size_t rest = i;
+    for (int k = rank - 1; k >= 0; k--) {
+      idx[k] = (hsize_t)(rest % (size_t)dims[k]);
+      rest /= (size_t)dims[k];
+    }
+    char at[96];
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: value %g at %s %s", r->path, name, x,
+                    rank ? shape_str(at, sizeof at, rank, idx) : "(scalar)", what);
+  }
+  return 0;
+}
+
+/* Opens attribute `attr` of obj holding exactly `count` elements of class cls (or of an
+ * integer or float class when cls is H5T_NO_CLASS). `label` names it in messages. */
+static int open_attr(const reader *r, hid_t obj, const char *attr, const char *label, H5T_class_t cls,
+                     hssize_t count, hid_t *out) {
+  *out = H5I_INVALID_HID;
+  htri_t ex = H5Aexists(obj, attr);
+  if (ex <= 0) return dbtr_err(DBTR_EFORMAT, "%s: %s: missing attribute", r->path, label);
+  hid_t a = H5Aopen(obj, attr, H5P_DEFAULT);
+  hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID, sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+  H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+  hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  char tn[32];
+  if (t >= 0) type_str(tn, sizeof tn, t);
+  close_id(&t, H5Tclose);
+  close_id(&sp, H5Sclose);
+  int ok_cls = cls == H5T_NO_CLASS ? (c == H5T_INTEGER || c == H5T_FLOAT) : c == cls;
+  int rc = 0;
+  if (a < 0 || c == H5T_NO_CLASS)
+    rc = dbtr_err(DBTR_EFORMAT, "%s: %s: cannot open the attribute", r->path, label);
+  else if (!ok_cls)
+    rc = dbtr_err(DBTR_EFORMAT, "%s: %s: stored as %s; %s expected", r->path, label, tn,
+                  cls == H5T_STRING ? "a string is" : cls == H5T_INTEGER ? "integers are" : "numbers are");
+  else if (n != count)
+    rc = dbtr_err(DBTR_EFORMAT, "%s: %s: %lld values; %lld expected", r->path, label, (long long)n, (long long)count);
+  if (rc) {
+    close_id(&a, H5Aclose);
+    return rc;
+  }
+  *out = a;
+  return 0;
+}
+
+/* A string attribute, fixed or variable length, any padding, into out (cap bytes). */
+static int read_str_attr(const reader *r, hid_t obj, const char *attr, const char *label, char *out, size_t cap) {
+  hid_t a, ft = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+  int rc = open_attr(r, obj, attr, label, H5T_STRING, 1, &a);
+  if (rc) return rc;
+  ft = H5Aget_type(a);
+  mt = H5Tcopy(H5T_C_S1);
+  herr_t st = H5Tset_cset(mt, H5Tget_cset(ft));
+  out[0] = '\0';
+  if (H5Tis_variable_str(ft) > 0) {
+    char *p = NULL;
+    if (st >= 0) st = H5Tset_size(mt, H5T_VARIABLE);
+    if (st >= 0) st = H5Aread(a, mt, &p);
+    if (st >= 0 && p) snprintf(out, cap, "%s", p);
+    if (p) H5free_memory(p);
+  } else {
+    size_t size = H5Tget_size(ft);
+    char *p = calloc(size + 1, 1);
+    if (st >= 0) st = H5Tset_size(mt, size + 1);
+    if (st >= 0) st = H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    if (st >= 0) st = p ? H5Aread(a, mt, p) : -1;
+    if (st >= 0) snprintf(out, cap, "%s", p);
+    free(p);
+  }
+  /* The value is quoted in messages, which stay one printable line whatever the file holds. */
+  for (char *c = out; *c; c++) *c = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+  if (st < 0) rc = dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read the string", r->path, label);
+  close_id(&mt, H5Tclose);
+  close_id(&ft, H5Tclose);
+  close_id(&a, H5Aclose);
+  return rc;
+}
+
+/* A numeric attribute of `count` values read as mem_type (integer only when integer). */
+static int read_num_attr(const reader *r, hid_t obj, const char *attr, const char *label, int integer,
+                         hid_t mem_type, hssize_t count, void *out) {
+  hid_t a;
+  int rc = open_attr(r, obj, attr, label, integer ? H5T_INTEGER : H5T_NO_CLASS, count, &a);
+  if (rc) return rc;
+  if (H5Aread(a, mem_type, out) < 0) rc = dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read", r->path, label);
+  H5Aclose(a);
+  return rc;
+}
+
+static int check_format(const reader *r) {
+  char fmt[64];
+  long long version = 0;
+  int rc = read_str_attr(r, r->file, "format", "root attribute 'format'", fmt, sizeof fmt);
+  if (rc) return rc;
+  if (strcmp(fmt, DBTR__SCAN_FORMAT) != 0)
+    return dbtr_err(DBTR_EFORMAT, "%s: root attribute 'format': \"%s\"; this reader reads \"%s\"", r->path, fmt,
+                    DBTR__SCAN_FORMAT);
+  rc = read_num_attr(r, r->file, "format_version", "root attribute 'format_version'", 1, H5T_NATIVE_LLONG, 1,
+                     &version);
+  if (rc) return rc;
+  if (version != DBTR__SCAN_VERSION)
+    return dbtr_err(DBTR_EFORMAT, "%s: root attribute 'format_version': %lld; this reader reads version %d", r->path,
+                    version, DBTR__SCAN_VERSION);
+  return 0;
+}
+
+/* /projections: shape, overflow-free size, stored type and quantity; no data yet. */
+static int inspect_projections(reader *r, dbtr_scan *s) {
+  char sh[96], tn[32], q[32], what[1200];
+  int rank, rc = open_dataset(r, "/projections", 1, &r->proj);
+  if (!rc) rc = get_shape(r, r->proj, "/projections", &rank, r->dims);
+  if (rc) return rc;
+  if (rank != 3)
+    return dbtr_err(DBTR_EFORMAT, "%s: /projections: shape %s; expected rank 3 (n_views, n_rows, n_cols)", r->path,
+                    shape_str(sh, sizeof sh, rank, r->dims));
+  for (int i = 0; i < 3; i++) {
+    if (r->dims[i] == 0)
+      return dbtr_err(DBTR_EFORMAT, "%s: /projections: shape %s is empty", r->path,
+                      shape_str(sh, sizeof sh, 3, r->dims));
+    if (r->dims[i] > SIZE_MAX)
+      return dbtr_err(DBTR_EOVERFLOW, "%s: /projections: shape %s is too large for this machine", r->path,
+                      shape_str(sh, sizeof sh, 3, r->dims));
+  }
+  size_t n, bytes;
+  snprintf(what, sizeof what, "%s: /projections", r->path);
+  rc = dbtr_size_mul3((size_t)r->dims[0], (size_t)r->dims[1], (size_t)r->dims[2], &n, what);
+  if (!rc) rc = dbtr_size_mul(n, sizeof(double), &bytes, what);
+  if (rc) return rc;
+  hid_t t = H5Dget_type(r->proj);
+  H5T_class_t cls = H5Tget_class(t);
+  size_t size = H5Tget_size(t);
+  int is_unsigned = cls == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_NONE;
+  type_str(tn, sizeof tn, t);
+  H5Tclose(t);
+  if (is_unsigned && size == 2) s->stored_dtype = DBTR_DTYPE_UINT16;
+  else if (is_unsigned && size == 4) s->stored_dtype = DBTR_DTYPE_UINT32;
+  else if (cls == H5T_FLOAT && size == 4) s->stored_dtype = DBTR_DTYPE_FLOAT32;
+  else if (cls == H5T_FLOAT && size == 8) s->stored_dtype = DBTR_DTYPE_FLOAT64;
+  else
+    return dbtr_err(DBTR_EFORMAT, "%s: /projections: stored as %s; uint16, uint32, float32 or float64 is expected",
+                    r->path, tn);
+  rc = read_str_attr(r, r->proj, "quantity", "/projections attribute 'quantity'", q, sizeof q);
+  if (rc) return rc;
+  if (strcmp(q, "counts") == 0) s->quantity = DBTR_QUANTITY_COUNTS;
+  else if (strcmp(q, "line_integral") == 0) s->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
+  else
+    return dbtr_err(DBTR_EFORMAT,
+                    "%s: /projections attribute 'quantity': \"%s\"; \"counts\" or \"line_integral\" is expected",
+                    r->path, q);
+  return 0;
+}
+
+/* /i0: its shape is told by its rank, and must agree with /projections. */
+static int inspect_i0(reader *r, dbtr_scan *s) {
+  char sh[96], want[96];
+  hsize_t dims[3];
+  int rank, rc = open_dataset(r, "/i0", 0, &r->i0);
+  if (rc) return rc;
+  if (r->i0 < 0) {
+    if (s->quantity == DBTR_QUANTITY_COUNTS)
+      return dbtr_err(DBTR_EFORMAT, "%s: /i0: missing dataset; it is required when /projections holds counts", r->path);
+    s->i0_shape = DBTR_I0_NONE;
+    return 0;
+  }
+  rc = get_shape(r, r->i0, "/i0", &rank, dims);
+  if (!rc) rc = check_numeric(r, r->i0, "/i0");
+  if (rc) return rc;
+  static const dbtr_i0_shape by_rank[4] = {DBTR_I0_SCALAR, DBTR_I0_PER_VIEW, DBTR_I0_PER_PIXEL, DBTR_I0_FULL};
+  /* Rank 1 is (n_views), the leading dim of /projections; rank 2 is (n_rows, n_cols), its
+   * trailing two; rank 3 is all of it. */
+  const hsize_t *expect = rank == 1 ? r->dims : rank == 2 ? r->dims + 1 : r->dims;
+  for (int i = 0; i < rank; i++)
+    if (dims[i] != expect[i])
+      return dbtr_err(DBTR_EFORMAT,
+                      "%s: /i0: shape %s disagrees with /projections %s; expected %s, told apart by rank", r->path,
+                      shape_str(sh, sizeof sh, rank, dims), shape_str(want, sizeof want, 3, r->dims),
+                      rank == 1 ? "(n_views)" : rank == 2 ? "(n_rows, n_cols)" : "(n_views, n_rows, n_cols)");
+  s->i0_shape = by_rank[rank];
+  return 0;
+}
+
+/* The four (n_views, 3) vectors, read whole and checked finite. */
+static int read_geometry(reader *r, dbtr_scan *s) {
+  char sh[96], why[512];
+  hid_t d[4] = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
+  hsize_t dims[3] = {0, 0, 0};
+  int rc = 0, rank;
+  /* Every shape is checked before the arrays are allocated: /projections may claim more
+   * views than memory holds, and the geometry then shows the damage (found by fuzzing,
+   * tests/fuzz/regress_scan/views_beyond_memory). */
+  for (int i = 0; i < 4 && !rc; i++) {
+    rc = open_dataset(r, geom_names[i], 1, &d[i]);
+    if (!rc) rc = get_shape(r, d[i], geom_names[i], &rank, dims);
+    if (!rc) rc = check_numeric(r, d[i], geom_names[i]);
+    if (!rc && (rank != 2 || dims[1] != 3))
+      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: shape %s; expected (n_views, 3)", r->path, geom_names[i],
+                    shape_str(sh, sizeof sh, rank, dims));
+    if (!rc && dims[0] != r->dims[0])
+      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: %llu views, but /projections has %llu", r->path, geom_names[i],
+                    (unsigned long long)dims[0], (unsigned long long)r->dims[0]);
+  }
+  if (!rc && (rc = dbtr_geom_init(&s->geom, (size_t)r->dims[0], (size_t)r->dims[1], (size_t)r->dims[2]))) {
+    snprintf(why, sizeof why, "%s", dbtr_errmsg()); /* dbtr_err overwrites the message it is given */
+    rc = dbtr_err(rc, "%s: /geometry: %s", r->path, why);
+  }
+  double *dst[4] = {s->geom.source, s->geom.detector_center, s->geom.detector_u, s->geom.detector_v};
+  for (int i = 0; i < 4 && !rc; i++) {
+    rc = read_doubles(r, d[i], geom_names[i], dst[i]);
+    if (!rc) rc = check_values(r, geom_names[i], dst[i], 3 * s->geom.n_views, 2, dims, ANY_FINITE);
+  }
+  for (int i = 0; i < 4; i++) close_id(&d[i], H5Dclose);
+  return rc;
+}
+
+/* The optional /volume group (or dataset) and its three attributes. */
+static int read_volume(reader *r, dbtr_scan *s) {
+  if (!link_exists(r->file, "/volume")) return 0;
+  hid_t v = H5Oopen(r->file, "/volume", H5P_DEFAULT);
+  if (v < 0) return dbtr_err(DBTR_EFORMAT, "%s: /volume: cannot open", r->path);
+  long long dims[3];
+  double size[3], origin[3];
+  int rc = read_num_attr(r, v, "dims", "/volume attribute 'dims'", 1, H5T_NATIVE_LLONG, 3, dims);
+  if (!rc) rc = read_num_attr(r, v, "voxel_size", "/volume attribute 'voxel_size'", 0, H5T_NATIVE_DOUBLE, 3, size);
+  if (!rc) rc = read_num_attr(r, v, "origin", "/volume attribute 'origin'", 0, H5T_NATIVE_DOUBLE, 3, origin);
+  H5Oclose(v);
+  if (rc) return rc;
+  for (int i = 0; i < 3; i++)
+    if (dims[i] < 1)
+      return dbtr_err(DBTR_EFORMAT, "%s: /volume attribute 'dims': [%lld, %lld, %lld]; each must be positive", r->path,
+                      dims[0], dims[1], dims[2]);
+  s->grid.nx = (size_t)dims[0];
+  s->grid.ny = (size_t)dims[1];
+  s->grid.nz = (size_t)dims[2];
+  s->grid.dx = size[0];
+  s->grid.dy = size[1];
+  s->grid.dz = size[2];
+  memcpy(s->grid.origin, origin, sizeof origin);
+  s->has_grid = 1;
+  return 0;
+}
+
+/* The bulk data, read once every shape has been checked. */
+static int read_arrays(reader *r, dbtr_scan *s) {
+  char what[1200];
+  size_t n = (size_t)(r->dims[0] * r->dims[1] * r->dims[2]); /* checked in inspect_projections */
+  snprintf(what, sizeof what, "%s: /projections", r->path);
+  void *p;
+  int rc = dbtr_alloc(&p, n, sizeof(double), what);
+  s->proj = p;
+  if (!rc) rc = read_doubles(r, r->proj, "/projections", s->proj);
+  if (!rc)
+    rc = check_values(r, "/projections", s->proj, n, 3, r->dims,
+                      s->quantity == DBTR_QUANTITY_COUNTS ? NON_NEGATIVE : ANY_FINITE);
+  if (rc || s->i0_shape == DBTR_I0_NONE) return rc;
+  size_t m = dbtr_scan_i0_count(s);
+  snprintf(what, sizeof what, "%s: /i0", r->path);
+  rc = dbtr_alloc(&p, m, sizeof(double), what);
+  s->i0 = p;
+  if (!rc) rc = read_doubles(r, r->i0, "/i0", s->i0);
+  int rank = i0_rank(s->i0_shape);
+  const hsize_t *dims = rank == 2 ? r->dims + 1 : r->dims;
+  if (!rc) rc = check_values(r, "/i0", s->i0, m, rank, dims, POSITIVE);
+  return rc;
+}
+
+static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), void *ctx) {
+  char why[256];
+  FILE *fp = fopen(r->path, "rb");
+  if (!fp) return dbtr_err(DBTR_EIO, "%s: cannot open: %s", r->path, strerror(errno));
+  fclose(fp);
+  htri_t is = H5Fis_hdf5(r->path);
+  if (is <= 0) return dbtr_err(DBTR_EFORMAT, "%s: not an HDF5 file", r->path);
+  r->file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (r->file < 0)
+    return dbtr_err(DBTR_EFORMAT, "%s: cannot open as HDF5, truncated or damaged? (%s)", r->path,
+                    h5_reason(why, sizeof why));
+  char geom_what[1200], grid_what[1200];
+  snprintf(geom_what, sizeof geom_what, "%s: /geometry", r->path);
+  snprintf(grid_what, sizeof grid_what, "%s: /volume", r->path);
+  int rc = check_format(r);
+  if (!rc) rc = inspect_projections(r, s);
+  if (!rc) rc = inspect_i0(r, s);
+  if (!rc) rc = read_geometry(r, s);
+  if (!rc) rc = read_volume(r, s);
+  /* The small parts are judged before the projections are read: a bad geometry should
+   * not cost a read of gigabytes. */
+  if (!rc) rc = dbtr_geom_check(&s->geom, geom_what);
+  if (!rc && s->has_grid) rc = dbtr_grid_check(&s->grid, &s->geom, grid_what);
+  if (rc) return rc;
+  if (header_done) header_done(ctx);
+  return read_arrays(r, s);
+}
+
+int dbtr_scan_read(dbtr_scan *s, const char *path) { return dbtr_scan_read_hooked(s, path, NULL, NULL); }
+
+int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(void *ctx), void *ctx) {
+  if (!s) return dbtr_err(DBTR_EINVAL, "dbtr_scan_read: no scan struct given");
+  memset(s, 0, sizeof *s);
+  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan path is empty");
+  /* Our message names the cause; HDF5's printed stack would only bury it. */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}};
+  int rc = read_file(&r, s, header_done, ctx);
+  close_id(&r.i0, H5Dclose);
+  close_id(&r.proj, H5Dclose);
+  close_id(&r.file, H5Fclose);
+  if (rc) dbtr_scan_free(s);
+  return rc;
+}
+
+void dbtr_scan_free(dbtr_scan *s) {
+  if (!s) return;
+  dbtr_geom_free(&s->geom);
+  free(s->proj);
+  free(s->i0);
+  memset(s, 0, sizeof *s);
+}
+
+/* Line integrals carry no i0; 1 keeps i0 * exp(-l) the plain transmission. */
+double dbtr_scan_i0(const dbtr_scan *s, size_t k, size_t p) {
+  switch (s->i0_shape) {
+  case DBTR_I0_SCALAR: return s->i0[0];
+  case DBTR_I0_PER_VIEW: return s->i0[k];
+  case DBTR_I0_PER_PIXEL: return s->i0[p];
+  case DBTR_I0_FULL: return s->i0[k * s->geom.n_rows * s->geom.n_cols + p];
+  case DBTR_I0_NONE: break;
+  }
+  return 1.0;
+}
+
+size_t dbtr_scan_i0_count(const dbtr_scan *s) {
+  switch (s->i0_shape) {
+  case DBTR_I0_SCALAR: return 1;
+  case DBTR_I0_PER_VIEW: return s->geom.n_views;
+  case DBTR_I0_PER_PIXEL: return s->geom.n_rows * s->geom.n_cols;
+  case DBTR_I0_FULL: return s->geom.n_views * s->geom.n_rows * s->geom.n_cols;
+  case DBTR_I0_NONE: break;
+  }
+  return 0;
+}
+
+/* ---- writer ---- */
+
+typedef struct {
+  const char *path; /* the final name, for messages */
+  hid_t file;
+} writer;
+
+static int write_fail(const writer *w, const char *name) {
+  char why[256];
+  return dbtr_err(DBTR_EIO, "%s: %s: cannot write (%s)", w->path, name, h5_reason(why, sizeof why));
+}
+
+static int write_str_attr(const writer *w, hid_t obj, const char *attr, const char *value, const char *label) {
+  hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+  herr_t st = t >= 0 && sp >= 0 ? H5Tset_size(t, strlen(value)) : -1;
+  if (st >= 0) st = H5Tset_strpad(t, H5T_STR_NULLPAD);
+  if (st >= 0) st = (a = H5Acreate2(obj, attr, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
+  if (st >= 0) st = H5Awrite(a, t, value);
+  int rc = st < 0 ? write_fail(w, label) : 0;
+  close_id(&a, H5Aclose);
+  close_id(&sp, H5Sclose);
+  close_id(&t, H5Tclose);
+  return rc;
+}
+
+/* A numeric attribute of n values (n = 0: scalar), stored as file_type. */
+static int write_num_attr(const writer *w, hid_t obj, const char *attr, hid_t file_type, hid_t mem_type,
+                          hsize_t n, const void *value, const char *label) {
+  hid_t sp = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+  herr_t st = sp >= 0 && (a = H5Acreate2(obj, attr, file_type, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
+  if (st >= 0) st = H5Awrite(a, mem_type, value);
+  int rc = st < 0 ? write_fail(w, label) : 0;
+  close_id(&a, H5Aclose);
+  close_id(&sp, H5Sclose);
+  return rc;
+}
+
+/* A float64 dataset of the given shape (rank 0: scalar). */
+static int write_doubles(const writer *w, const char *name, int rank, const hsize_t *dims, const double *v) {
+  hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR), d = H5I_INVALID_HID;
+  herr_t st = sp >= 0 ? 0 : -1;
+  if (st >= 0)
+    st = (d = H5Dcreate2(w->file, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
+  if (st >= 0) st = H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+  int rc = st < 0 ? write_fail(w, name) : 0;
+  close_id(&d, H5Dclose);
+  close_id(&sp, H5Sclose);
+  return rc;
+}
+
+/* Rounded half away from zero and saturated: NaN and negatives to 0, above max to max. */
+static double round_saturate(double x, double max) {
+  if (!(x > 0.0)) return 0.0;
+  double y = round(x);
+  return y > max ? max : y;
+}
+
+/* Converts view k into buf as the stored dtype wants it. */
+static void convert_view(const double *src, size_t n, dbtr_dtype dtype, void *buf) {
+  for (size_t i = 0; i < n; i++) {
+    switch (dtype) {
+    case DBTR_DTYPE_FLOAT32: ((float *)buf)[i] = (float)src[i]; break;
+    case DBTR_DTYPE_UINT16: ((uint16_t *)buf)[i] = (uint16_t)round_saturate(src[i], 65535.0); break;
+    case DBTR_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)round_saturate(src[i], 4294967295.0); break;
+    case DBTR_DTYPE_FLOAT64: ((double *)buf)[i] = src[i]; break;
+    }
+  }
+}
+
+/* /projections one view at a time, so conversion needs one view of memory; with gzip,
+ * a chunk is one view, the unit a reader of one view wants. */
+static int write_projections(const writer *w, const dbtr_scan *s, const dbtr_scan_write_opts *o) {
+  static const size_t elem[4] = {4, 8, 2, 4};
+  hid_t file_t[4] = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_STD_U16LE, H5T_STD_U32LE};
+  hid_t mem_t[4] = {H5T_NATIVE_FLOAT, H5T_NATIVE_DOUBLE, H5T_NATIVE_UINT16, H5T_NATIVE_UINT32};
+  const dbtr_geom *g = &s->geom;
+  size_t per_view = g->n_rows * g->n_cols; /* checked by the caller */
+  hsize_t dims[3] = {g->n_views, g->n_rows, g->n_cols}, one[3] = {1, g->n_rows, g->n_cols};
+  void *buf = NULL;
+  hid_t fsp = H5Screate_simple(3, dims, NULL), msp = H5Screate_simple(3, one, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), d = H5I_INVALID_HID;
+  herr_t st = fsp >= 0 && msp >= 0 && dcpl >= 0 ? 0 : -1;
+  if (st >= 0 && o->gzip_level > 0) st = H5Pset_chunk(dcpl, 3, one);
+  if (st >= 0 && o->gzip_level > 0) st = H5Pset_deflate(dcpl, (unsigned)o->gzip_level);
+  if (st >= 0)
+    st = (d = H5Dcreate2(w->file, "/projections", file_t[o->dtype], fsp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 ? 0 : -1;
+  int rc = st < 0 ? write_fail(w, "/projections") : dbtr_alloc(&buf, per_view, elem[o->dtype], "/projections");
+  for (size_t k = 0; k < g->n_views && !rc; k++) {
+    hsize_t start[3] = {k, 0, 0};
+    convert_view(s->proj + k * per_view, per_view, o->dtype, buf);
+    st = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, one, NULL);
+    if (st >= 0) st = H5Dwrite(d, mem_t[o->dtype], msp, fsp, H5P_DEFAULT, buf);
+    if (st < 0) rc = write_fail(w, "/projections");
+  }
+  if (!rc)
+    rc = write_str_attr(w, d, "quantity", s->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line_integral",
+                        "/projections attribute 'quantity'");
+  free(buf);
+  close_id(&d, H5Dclose);
+  close_id(&dcpl, H5Pclose);
+  close_id(&msp, H5Sclose);
+  close_id(&fsp, H5Sclose);
+  return rc;
+}
+
+static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_write_opts *o) {
+  const dbtr_geom *g = &s->geom;
+  int version = DBTR__SCAN_VERSION;
+  int rc = write_str_attr(w, w->file, "format", DBTR__SCAN_FORMAT, "root attribute 'format'");
+  if (!rc)
+    rc = write_num_attr(w, w->file, "format_version", H5T_STD_I32LE, H5T_NATIVE_INT, 0, &version,
+                        "root attribute 'format_version'");
+  if (!rc) rc = write_projections(w, s, o);
+  if (!rc && s->i0_shape != DBTR_I0_NONE) {
+    hsize_t full[3] = {g->n_views, g->n_rows, g->n_cols};
+    int rank = i0_rank(s->i0_shape);
+    rc = write_doubles(w, "/i0", rank, rank == 2 ? full + 1 : full, s->i0);
+  }
+  hid_t grp = rc ? H5I_INVALID_HID : H5Gcreate2(w->file, "/geometry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && grp < 0) rc = write_fail(w, "/geometry");
+  close_id(&grp, H5Gclose);
+  const double *src[4] = {g->source, g->detector_center, g->detector_u, g->detector_v};
+  hsize_t gdims[2] = {g->n_views, 3};
+  for (int i = 0; i < 4 && !rc; i++) rc = write_doubles(w, geom_names[i], 2, gdims, src[i]);
+  if (rc || !s->has_grid) return rc;
+  long long dims[3] = {(long long)s->grid.nx, (long long)s->grid.ny, (long long)s->grid.nz};
+  double size[3] = {s->grid.dx, s->grid.dy, s->grid.dz};
+  grp = H5Gcreate2(w->file, "/volume", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (grp < 0) return write_fail(w, "/volume");
+  rc = write_num_attr(w, grp, "dims", H5T_STD_I64LE, H5T_NATIVE_LLONG, 3, dims, "/volume attribute 'dims'");
+  if (!rc)
+    rc = write_num_attr(w, grp, "voxel_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, size,
+                        "/volume attribute 'voxel_size'");
+  if (!rc)
+    rc = write_num_attr(w, grp, "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->grid.origin,
+                        "/volume attribute 'origin'");
+  H5Gclose(grp);
+  return rc;
+}
+
+/* What the writer needs to produce a file the reader can take apart; the values
+ * themselves are the reader's to judge. */
+static int check_writable(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *o) {
+  const dbtr_geom *g = &s->geom;
+  size_t n;
+  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan output path is empty");
+  if (o->dtype < DBTR_DTYPE_FLOAT32 || o->dtype > DBTR_DTYPE_UINT32)
+    return dbtr_err(DBTR_EINVAL, "%s: /projections: unknown dtype %d", path, (int)o->dtype);
+  if (o->gzip_level < 0 || o->gzip_level > 9)
+    return dbtr_err(DBTR_EINVAL, "%s: /projections: gzip level %d; 0 (none) to 9 is expected", path, o->gzip_level);
+  if (!s->proj || !g->source || !g->detector_center || !g->detector_u || !g->detector_v)
+    return dbtr_err(DBTR_EINVAL, "%s: the scan to write has no projections or no geometry", path);
+  if (g->n_views == 0 || g->n_rows == 0 || g->n_cols == 0)
+    return dbtr_err(DBTR_EINVAL, "%s: /projections: %zu views of %zu x %zu pixels is empty", path, g->n_views,
+                    g->n_rows, g->n_cols);
+  int rc = dbtr_geom_proj_count(g, &n);
+  if (rc) return rc;
+  if (s->i0_shape < DBTR_I0_NONE || s->i0_shape > DBTR_I0_FULL)
+    return dbtr_err(DBTR_EINVAL, "%s: /i0: unknown shape %d", path, (int)s->i0_shape);
+  if (s->i0_shape != DBTR_I0_NONE && !s->i0)
+    return dbtr_err(DBTR_EINVAL, "%s: /i0: the shape is set but no values", path);
+  if (s->quantity == DBTR_QUANTITY_COUNTS && s->i0_shape == DBTR_I0_NONE)
+    return dbtr_err(DBTR_EINVAL, "%s: /i0: counts need i0, and the scan has none", path);
+  if (s->quantity != DBTR_QUANTITY_COUNTS && s->quantity != DBTR_QUANTITY_LINE_INTEGRAL)
+    return dbtr_err(DBTR_EINVAL, "%s: /projections: unknown quantity %d", path, (int)s->quantity);
+  return 0;
+}
+
+int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts) {
+  /* Without options, store exactly what is in memory. */
+  static const dbtr_scan_write_opts lossless = {DBTR_DTYPE_FLOAT64, 0};
+  const dbtr_scan_write_opts *o = opts ? opts : &lossless;
+  if (!s) return dbtr_err(DBTR_EINVAL, "dbtr_scan_write: no scan given");
+  int rc = check_writable(s, path, o);
+  if (rc) return rc;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  dbtr_atomic_file af;
+  rc = dbtr_atomic_begin(&af, path);
+  if (rc) return rc;
+  writer w = {path, H5Fcreate(af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
+  if (w.file < 0) rc = write_fail(&w, "file");
+  if (!rc) rc = write_contents(&w, s, o);
+  if (w.file >= 0 && H5Fclose(w.file) < 0 && !rc) rc = write_fail(&w, "file");
+  if (rc) {
+    dbtr_atomic_abort(&af);
+    return rc;
+  }
+  return dbtr_atomic_commit(&af);
+}

@@ -1,0 +1,36 @@
+/* io/tiff.h: multi-page TIFF volumes, one page per z slice, that Fiji/ImageJ, tifffile and
+ * napari open with the right voxel size (ImageJ description: ImageJ=, images=, slices=,
+ * unit=mm, spacing=; X/Y resolution in pixels per mm). BigTIFF when the file would pass
+ * 4 GiB. Written to a temporary name in the target folder and renamed into place. */
+#ifndef DBTR_TIFF_H
+#define DBTR_TIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recon/geom.h"
+
+typedef enum { DBTR_TIFF_FLOAT32 = 0, DBTR_TIFF_UINT16 = 1 } dbtr_tiff_format;
+
+typedef struct {
+  dbtr_tiff_format format;
+  /* uint16 only: stored = round_sat((value - offset) * scale); NaN becomes 0. */
+  double u16_scale;
+  double u16_offset;
+} dbtr_tiff_opts;
+
+/* The explicit float-to-uint16 conversion: rounded to nearest (halves away from zero),
+ * saturating (negative and NaN to 0, over range to 65535). */
+uint16_t dbtr_u16_from_double(double v);
+
+/* Writes data ((nz, ny, nx) floats, x fastest) with the grid's voxel size. opts NULL means
+ * float32. The grid origin is written into the ImageJ description as well. */
+int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+
+/* Reads a volume written by dbtr or any single-channel multi-page TIFF of uint8, uint16,
+ * uint32, int16, int32, float32 or float64 samples, all pages the same size. Returns the
+ * grid (voxel size from the ImageJ spacing and resolution when present, else 1 mm; origin
+ * from the description when present, else 0) and a malloc'd float array the caller frees. */
+int dbtr_tiff_read(const char *path, dbtr_grid *grid, float **data);
+
+#endif

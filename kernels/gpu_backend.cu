@@ -1,0 +1,102 @@
+/* kernels/gpu_backend.cu: choosing a device and a mode, and the device memory arena that
+ * owns every buffer of a GPU backend. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_util.h"
+#include "kernels/gpu_internal.h"
+
+void dbtr__gpu_arena_plan(dbtr__gpu_arena *a, void **slot, size_t n, size_t elem) {
+  size_t bytes;
+  if (a->n >= DBTR__ARENA_MAX || dbtr_size_mul(n, elem, &bytes, "GPU buffer") || bytes > ((size_t)1 << 50) ||
+      a->size > ((size_t)1 << 50)) {
+    a->overflow = 1;
+    return;
+  }
+  size_t off = (a->size + 255) & ~(size_t)255;
+  a->slots[a->n] = slot;
+  a->offsets[a->n] = off;
+  a->n++;
+  a->size = off + bytes;
+}
+
+int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a) {
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  if (a->overflow) return dbtr_err(DBTR_EOVERFLOW, "GPU memory: the problem's buffers overflow the address space");
+  size_t free_b = 0, total_b = 0;
+  DBTR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  /* DBTR_GPU_MAX_BYTES caps what dbtr takes, to share a GPU (and to test this path). */
+  const char *cap = getenv("DBTR_GPU_MAX_BYTES");
+  int capped = 0;
+  if (cap && *cap) {
+    unsigned long long c = strtoull(cap, NULL, 10);
+    if (c < free_b) {
+      free_b = (size_t)c;
+      capped = 1;
+    }
+  }
+  if (a->size > free_b)
+    return dbtr_err(DBTR_EGPU, "GPU memory: the reconstruction needs %.3f GiB, the GPU has %.3f GiB free%s of %.2f GiB",
+                    (double)a->size / gib, (double)free_b / gib, capped ? " (capped by DBTR_GPU_MAX_BYTES)" : "",
+                    (double)total_b / gib);
+  cudaError_t e = cudaMalloc(&a->base, a->size);
+  if (e != cudaSuccess) {
+    a->base = NULL;
+    return dbtr_err(DBTR_EGPU, "GPU memory: allocating %.2f GiB (%.2f GiB free) failed: %s", (double)a->size / gib,
+                    (double)free_b / gib, cudaGetErrorString(e));
+  }
+  for (size_t i = 0; i < a->n; i++) *a->slots[i] = (char *)a->base + a->offsets[i];
+  return 0;
+}
+
+void dbtr__gpu_arena_free(dbtr__gpu_arena *a) {
+  if (a->base) cudaFree(a->base);
+  for (size_t i = 0; i < a->n; i++) *a->slots[i] = NULL;
+  memset(a, 0, sizeof *a);
+}
+
+int dbtr__gpu_upload(void *dst, const void *src, size_t bytes) {
+  DBTR_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  return 0;
+}
+
+extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
+  int n = 0;
+  if (name && name_len) name[0] = '\0';
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    cudaGetLastError(); /* clear the sticky "no device" error */
+    return 0;
+  }
+  cudaDeviceProp p;
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;
+  if (name && name_len) snprintf(name, name_len, "%s", p.name);
+  return 1;
+}
+
+extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob) {
+  *out = NULL;
+  char dev[256];
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n < 1) {
+    cudaGetLastError();
+    return dbtr_err(DBTR_ENOGPU, "no CUDA GPU found (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+  }
+  dbtr_gpu_available(dev, sizeof dev);
+  typedef int (*create_fn)(dbtr_backend **, const dbtr_problem *);
+#define DBTR__GPU_ENTRY(m) dbtr__gpu_create_##m,
+  static const create_fn create[DBTR_MODE_ALL_COUNT] = {DBTR__GPU_MODES(DBTR__GPU_ENTRY)};
+#undef DBTR__GPU_ENTRY
+  if ((unsigned)mode >= DBTR_MODE_ALL_COUNT) return dbtr_err(DBTR_EINVAL, "unknown GPU mode %d", (int)mode);
+  int rc = create[mode](out, prob);
+  if (!rc) snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_gpu_mode_name(mode));
+  return rc;
+}
+
+extern "C" int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
+  if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "benchmark: not a GPU backend");
+  if (repeats < 1) repeats = 1;
+  return ((dbtr__gpu_common *)b->impl)->bench(b, repeats, out);
+}

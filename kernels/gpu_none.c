@@ -1,0 +1,23 @@
+/* kernels/gpu_none.c: the GPU backend of a build without CUDA: it says so. */
+#include "kernels/gpu.h"
+#include "recon/backend.h"
+#include "recon/error.h"
+
+int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob) {
+  (void)mode;
+  (void)prob;
+  *out = NULL;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA; use --backend cpu");
+}
+
+int dbtr_gpu_available(char *name, unsigned long name_len) {
+  if (name && name_len) name[0] = '\0';
+  return 0;
+}
+
+int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
+  (void)b;
+  (void)repeats;
+  (void)out;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}

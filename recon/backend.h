@@ -1,0 +1,85 @@
+/* recon/backend.h: the interface every reconstruction backend implements (the CPU
+ * reference in recon/cpu.c, the CUDA modes in kernels/). The ML-EM driver (recon/mlem.c)
+ * owns the iteration loop and calls a backend one ordered subset at a time, so the
+ * schedule, the callbacks and the data fit are written once. */
+#ifndef DBTR_BACKEND_H
+#define DBTR_BACKEND_H
+
+#include <stddef.h>
+
+#include "recon/geom.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DBTR_ALGO_TRANSMISSION = 0, DBTR_ALGO_EMISSION = 1 } dbtr_algo;
+typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1 } dbtr_precision;
+typedef enum {
+  DBTR_MODE_FAST = 0,
+  DBTR_MODE_IEEE,
+  DBTR_MODE_CPU_MATCH,
+  DBTR_MODE_DOUBLE,
+  DBTR_MODE_DOUBLE_MATCH,
+  DBTR_MODE_COUNT, /* the five modes users pick; below, single-change variants of the match
+                      modes that `dbtr validate --explain` runs to attribute differences */
+  DBTR_VARIANT_CPU_MATCH_FMA = DBTR_MODE_COUNT,
+  DBTR_VARIANT_CPU_MATCH_APPROX_DIV,
+  DBTR_VARIANT_CPU_MATCH_LIBM_EXP,
+  DBTR_VARIANT_CPU_MATCH_FAST_EXP,
+  DBTR_VARIANT_CPU_MATCH_FTZ,
+  DBTR_VARIANT_DOUBLE_MATCH_FMA,
+  DBTR_VARIANT_DOUBLE_MATCH_LIBM_EXP,
+  DBTR_MODE_ALL_COUNT
+} dbtr_gpu_mode;
+
+/* What a backend reconstructs. The pointers must outlive the backend. */
+typedef struct {
+  const dbtr_geom *geom;
+  const dbtr_grid *grid;
+  dbtr_algo algo;
+  size_t n_subsets;
+  const size_t *subset_views; /* n_views entries: the views of subset 0, then subset 1, ... */
+  const size_t *subset_start; /* n_subsets + 1 offsets into subset_views */
+  int threads;                /* CPU threads; 0 means all the machine has */
+} dbtr_problem;
+
+typedef struct dbtr_backend dbtr_backend;
+struct dbtr_backend {
+  char name[64];            /* "cpu-float", "gpu:cpu-match", ... */
+  dbtr_precision precision; /* the element type T of every buffer below */
+  /* Takes the data: y (n_proj elements of T: counts or line integrals), i0 (n_proj of T,
+   * NULL for emission) and the starting volume (n_vox of T). */
+  int (*load)(dbtr_backend *b, const void *y, const void *i0, const void *vol);
+  /* One ordered-subset step on subset s: forward-project its views, form the pixel
+   * terms, back-project and update the volume. Adds the subset's data-fit terms
+   * (recon/fit.h) to *fit. */
+  int (*subset)(dbtr_backend *b, size_t s, double *fit);
+  int (*get_volume)(dbtr_backend *b, void *out);       /* n_vox of T */
+  int (*set_volume)(dbtr_backend *b, const void *in);  /* n_vox of T */
+  int (*get_projections)(dbtr_backend *b, void *out);  /* A mu of every view as last computed, n_proj of T */
+  void (*destroy)(dbtr_backend *b);
+  void *impl;
+};
+
+/* Frees a backend; safe with NULL. */
+void dbtr_backend_destroy(dbtr_backend **b);
+
+int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob);
+/* Defined by kernels/: the CUDA backend in one mode, or DBTR_ENOGPU with the reason. */
+int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob);
+/* 1 if a CUDA device can be used (its name copied into name), else 0. */
+int dbtr_gpu_available(char *name, unsigned long name_len);
+
+const char *dbtr_gpu_mode_name(dbtr_gpu_mode m);
+/* "fast", "ieee", "cpu-match", "double", "double-match", or a variant name such as
+ * "cpu-match+fma"; DBTR_EINVAL for anything else. */
+int dbtr_gpu_mode_parse(const char *s, dbtr_gpu_mode *out);
+dbtr_precision dbtr_gpu_mode_precision(dbtr_gpu_mode m);
+size_t dbtr_precision_size(dbtr_precision p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

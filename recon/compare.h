@@ -1,0 +1,36 @@
+/* recon/compare.h: how two results differ, element by element (docs/validation.md).
+ *
+ * ULP distance counts the representable values between a and b: 0 means bitwise equal
+ * (+0 and -0 count as equal), 1 means neighbours. NaN against anything is UINT64_MAX. */
+#ifndef DBTR_COMPARE_H
+#define DBTR_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t dbtr_ulp_distance_f(float a, float b);
+uint64_t dbtr_ulp_distance_d(double a, double b);
+
+typedef struct {
+  size_t n;              /* elements compared */
+  size_t n_differ;       /* elements whose bits differ (+0 and -0 equal) */
+  double max_abs;        /* max |a - b| */
+  double mean_abs;       /* mean |a - b| over all n */
+  uint64_t max_ulp;      /* max ULP distance, in the precision compared */
+  uint64_t median_ulp;   /* median ULP distance over all n */
+  double rel_l2;         /* ||a - b|| / ||b||, 0 when both are 0 */
+  size_t n_differ_u16;   /* elements whose 16-bit display values differ */
+} dbtr_diff_stats;
+
+/* Display scale for the 16-bit comparison: value v shows as round_sat((v - lo) / (hi - lo)
+ * * 20000), the 0..20000 range radiologists' viewers use. */
+typedef struct {
+  double lo, hi;
+} dbtr_display_scale;
+
+/* Statistics of a against the reference b. Both arrays have n elements. scale may be NULL
+ * (then n_differ_u16 is 0). Multi-threaded; the result does not depend on the thread count. */
+int dbtr_diff_stats_f(const float *a, const float *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out);
+int dbtr_diff_stats_d(const double *a, const double *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out);
+
+#endif

@@ -1,0 +1,93 @@
+/* recon/cpu.c: the CPU reference: the clean, minimal implementation of dbtr's projectors
+ * and ML-EM updates that every GPU mode is measured against. It is compiled with
+ * -ffp-contract=off and no fast-math, so each operation of recon/proj_impl.h is one IEEE
+ * operation; exp is the project's correctly rounded one (recon/crmath.h), shared with the
+ * GPU match modes. Parallel loops give each output element to one thread. */
+#include "recon/cpu.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recon/crmath.h"
+#include "recon/error.h"
+#include "recon/fit.h"
+#include "recon/rays.h"
+
+/* The shared arithmetic, in float and in double, with the CPU's operators. */
+#define DBTR_FN(name) dbtr__cpu_##name##_f
+#define DBTR_CPU_DOUBLE 0
+#include "recon/cpu_arith.h"
+#define DBTR_FN(name) dbtr__cpu_##name##_d
+#define DBTR_CPU_DOUBLE 1
+#include "recon/cpu_arith.h"
+
+int dbtr_cpu_threads(int requested) {
+  if (requested > 0) return requested;
+  int n = omp_get_max_threads();
+  return n > 0 ? n : 1;
+}
+
+static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
+static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
+
+#define CT float
+#define CF(name) cpu_f_##name
+#define PF(name) dbtr__cpu_##name##_f
+#define CVIEW dbtr_view_f
+#define CFOOT dbtr_footprint_f
+#define CVIEW_CONVERT dbtr_view_to_f
+#define CFOOT_CONVERT dbtr_footprint_to_f
+#include "recon/cpu_impl.h"
+
+#define CT double
+#define CF(name) cpu_d_##name
+#define PF(name) dbtr__cpu_##name##_d
+#define CVIEW dbtr_view_d
+#define CFOOT dbtr_footprint_d
+#define CVIEW_CONVERT copy_view_d
+#define CFOOT_CONVERT copy_foot_d
+#include "recon/cpu_impl.h"
+
+int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob) {
+  int rc = precision == DBTR_PREC_FLOAT ? cpu_f_backend_create(out, prob) : cpu_d_backend_create(out, prob);
+  if (!rc) {
+    (*out)->precision = precision;
+    strcpy((*out)->name, precision == DBTR_PREC_FLOAT ? "cpu-float" : "cpu-double");
+  }
+  return rc;
+}
+
+struct dbtr_cpu_projector {
+  dbtr_precision precision;
+  cpu_f_tables f;
+  cpu_d_tables d;
+};
+
+int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
+                              dbtr_precision precision, int threads) {
+  *out = calloc(1, sizeof **out);
+  if (!*out) return dbtr_err(DBTR_ENOMEM, "CPU projector: out of memory");
+  (*out)->precision = precision;
+  int rc = precision == DBTR_PREC_FLOAT ? cpu_f_tables_init(&(*out)->f, geom, grid, threads)
+                                        : cpu_d_tables_init(&(*out)->d, geom, grid, threads);
+  if (rc) dbtr_cpu_projector_destroy(out);
+  return rc;
+}
+
+void dbtr_cpu_projector_destroy(dbtr_cpu_projector **p) {
+  if (!*p) return;
+  cpu_f_tables_free(&(*p)->f);
+  cpu_d_tables_free(&(*p)->d);
+  free(*p);
+  *p = NULL;
+}
+
+int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj) {
+  return p->precision == DBTR_PREC_FLOAT ? cpu_f_forward_all(&p->f, vol, proj) : cpu_d_forward_all(&p->d, vol, proj);
+}
+
+int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol) {
+  return p->precision == DBTR_PREC_FLOAT ? cpu_f_back_all(&p->f, proj, vol) : cpu_d_back_all(&p->d, proj, vol);
+}

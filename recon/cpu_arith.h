@@ -1,0 +1,31 @@
+/* recon/cpu_arith.h: recon/proj_impl.h instantiated with the CPU reference's operators:
+ * plain C operators (one IEEE operation each: the CPU code is compiled with
+ * -ffp-contract=off), floor by additions (floor_int), and the correctly rounded exp of
+ * recon/crmath.h. Include it with DBTR_FN defined and DBTR_CPU_DOUBLE set to 0 (float) or 1
+ * (double); recon/cpu.c includes it once for each, and tests/test_projector.c does too, to
+ * test the helpers directly. No include guard: each inclusion is one instance. */
+#include <math.h>
+
+#include "recon/crmath.h"
+#include "recon/rays.h"
+
+#if DBTR_CPU_DOUBLE
+#define DBTR_T double
+#define DBTR_VIEW dbtr_view_d
+#define DBTR_FOOT dbtr_footprint_d
+#define DBTR_SQRT(a) sqrt(a)
+#define DBTR_EXP(a) dbtr_exp_sh(a)
+#else
+#define DBTR_T float
+#define DBTR_VIEW dbtr_view_f
+#define DBTR_FOOT dbtr_footprint_f
+#define DBTR_SQRT(a) sqrtf(a)
+#define DBTR_EXP(a) dbtr_expf_cr(a)
+#endif
+#define DBTR_MUL(a, b) ((a) * (b))
+#define DBTR_ADD(a, b) ((a) + (b))
+#define DBTR_SUB(a, b) ((a) - (b))
+#define DBTR_DIV(a, b) ((a) / (b))
+#define DBTR_FLOOR_BY_SHIFT 1
+#include "recon/proj_impl.h"
+#undef DBTR_CPU_DOUBLE

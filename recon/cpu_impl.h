@@ -1,0 +1,268 @@
+/* recon/cpu_impl.h: the CPU reference, as a template over the element type, included by
+ * recon/cpu.c once for float and once for double. CT is the type, CF(name) names this
+ * instance's functions, and PF(name) names the shared arithmetic of recon/proj_impl.h. */
+
+typedef struct {
+  int nx, ny, nz, n_rows, n_cols;
+  size_t n_views, n_pix, n_vox;
+  int threads;
+  CT *rays;   /* (n_views, n_rows, n_cols, 4) ray records */
+  CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
+  CFOOT *foot; /* (n_views, nz) */
+} CF(tables);
+
+static void CF(tables_free)(CF(tables) * t) {
+  free(t->rays);
+  free(t->lens);
+  free(t->foot);
+  memset(t, 0, sizeof *t);
+}
+
+static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid, int threads) {
+  memset(t, 0, sizeof *t);
+  int rc = dbtr_geom_check(g, "geometry");
+  if (!rc) rc = dbtr_grid_check(grid, g, "volume grid");
+  if (rc) return rc;
+  t->nx = (int)grid->nx;
+  t->ny = (int)grid->ny;
+  t->nz = (int)grid->nz;
+  t->n_rows = (int)g->n_rows;
+  t->n_cols = (int)g->n_cols;
+  t->n_views = g->n_views;
+  t->n_pix = g->n_rows * g->n_cols;
+  t->threads = dbtr_cpu_threads(threads);
+  size_t n_proj, n_rec;
+  if ((rc = dbtr_geom_proj_count(g, &n_proj)) || (rc = dbtr_grid_count(grid, &t->n_vox)) ||
+      (rc = dbtr_size_mul(n_proj, 4, &n_rec, "ray records")))
+    return rc;
+  if ((rc = dbtr_alloc((void **)&t->rays, n_rec, sizeof(CT), "ray records")) ||
+      (rc = dbtr_alloc((void **)&t->lens, n_proj, sizeof(CT), "ray lengths")) ||
+      (rc = dbtr_alloc((void **)&t->foot, g->n_views * grid->nz, sizeof(CFOOT), "footprints"))) {
+    CF(tables_free)(t);
+    return rc;
+  }
+  for (size_t k = 0; k < g->n_views; k++) {
+    dbtr_view_d vd;
+    CVIEW v;
+    dbtr_view_reduce(g, grid, k, &vd);
+    CVIEW_CONVERT(&vd, &v);
+    for (size_t z = 0; z < grid->nz; z++) {
+      dbtr_footprint_d fd;
+      dbtr_footprint_reduce(g, grid, k, z, &fd);
+      CFOOT_CONVERT(&fd, &t->foot[k * grid->nz + z]);
+    }
+    CT *rays = t->rays + 4 * k * t->n_pix;
+    CT *lens = t->lens + k * t->n_pix;
+    int nr = t->n_rows, nc = t->n_cols;
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+    for (int r = 0; r < nr; r++)
+      for (int c = 0; c < nc; c++) {
+        size_t p = (size_t)r * (size_t)nc + (size_t)c;
+        lens[p] = PF(ray_setup)(&v, r, c, rays + 4 * p);
+      }
+  }
+  return 0;
+}
+
+/* proj[v] = A vol for the views listed (n of them); out arrays are full size. */
+static void CF(forward_views)(const CF(tables) * t, const size_t *views, size_t n, const CT *vol, CT *proj) {
+  long long rows = (long long)n * t->n_rows;
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+  for (long long vr = 0; vr < rows; vr++) {
+    size_t k = views[vr / t->n_rows];
+    size_t base = k * t->n_pix + (size_t)(vr % t->n_rows) * (size_t)t->n_cols;
+    for (int c = 0; c < t->n_cols; c++) {
+      size_t p = base + (size_t)c;
+      proj[p] = PF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, t->nx, t->ny, t->nz);
+    }
+  }
+}
+
+/* Gathers, for each voxel, sum over the listed views of w e1 (and w e2), then calls
+ * update(voxel, acc1, acc2) through the mode switch below. update 0: out = acc1 (plain
+ * back projection); 1: transmission; 2: emission. */
+static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n, const CT *e1, const CT *e2, CT *vol,
+                              int update) {
+  long long rows = (long long)t->nz * t->ny;
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+  for (long long zy = 0; zy < rows; zy++) {
+    int z = (int)(zy / t->ny), y = (int)(zy % t->ny);
+    for (int x = 0; x < t->nx; x++) {
+      CT acc1 = (CT)0, acc2 = (CT)0;
+      for (size_t i = 0; i < n; i++) {
+        size_t k = views[i];
+        const CT *e2k = e2 ? e2 + k * t->n_pix : NULL;
+        PF(gather_view)(&t->foot[k * (size_t)t->nz + (size_t)z], t->rays + 4 * k * t->n_pix, e1 + k * t->n_pix, e2k, x,
+                        y, z, t->nx, t->ny, t->n_rows, t->n_cols, &acc1, &acc2);
+      }
+      size_t j = (size_t)zy * (size_t)t->nx + (size_t)x;
+      if (update == 0)
+        vol[j] = acc1;
+      else if (update == 1)
+        vol[j] = PF(transmission_voxel)(vol[j], acc1, acc2);
+      else
+        vol[j] = PF(emission_voxel)(vol[j], acc1, acc2);
+    }
+  }
+}
+
+/* ---- the backend ---- */
+
+typedef struct {
+  CF(tables) t;
+  dbtr_problem prob;
+  CT *y, *i0, *vol, *proj, *e1, *e2;
+  double *row_fit; /* (n_views, n_rows): per-row data-fit partial sums */
+} CF(backend);
+
+static void CF(backend_destroy)(dbtr_backend *b) {
+  CF(backend) *s = b->impl;
+  if (s) {
+    CF(tables_free)(&s->t);
+    free(s->y);
+    free(s->i0);
+    free(s->vol);
+    free(s->proj);
+    free(s->e1);
+    free(s->e2);
+    free(s->row_fit);
+    free(s);
+  }
+  free(b);
+}
+
+static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, const void *vol) {
+  CF(backend) *s = b->impl;
+  size_t np = s->t.n_views * s->t.n_pix;
+  memcpy(s->y, y, np * sizeof(CT));
+  if (s->i0 && i0) memcpy(s->i0, i0, np * sizeof(CT));
+  memcpy(s->vol, vol, s->t.n_vox * sizeof(CT));
+  return 0;
+}
+
+static int CF(backend_subset)(dbtr_backend *b, size_t sub, double *fit) {
+  CF(backend) *s = b->impl;
+  const CF(tables) *t = &s->t;
+  const size_t *views = s->prob.subset_views + s->prob.subset_start[sub];
+  size_t n = s->prob.subset_start[sub + 1] - s->prob.subset_start[sub];
+  CF(forward_views)(t, views, n, s->vol, s->proj);
+  int transmission = s->prob.algo == DBTR_ALGO_TRANSMISSION;
+  long long rows = (long long)n * t->n_rows;
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+  for (long long vr = 0; vr < rows; vr++) {
+    size_t k = views[vr / t->n_rows];
+    size_t row = k * (size_t)t->n_rows + (size_t)(vr % t->n_rows);
+    size_t base = row * (size_t)t->n_cols;
+    double acc = 0.0;
+    for (int c = 0; c < t->n_cols; c++) {
+      size_t p = base + (size_t)c;
+      if (transmission) {
+        CT yhat = PF(transmission_pixel)(s->proj[p], s->y[p], s->i0[p], t->lens[p], &s->e1[p], &s->e2[p]);
+        acc += dbtr_fit_transmission((double)s->y[p], (double)s->proj[p], (double)yhat);
+      } else {
+        PF(emission_pixel)(s->proj[p], s->y[p], t->lens[p], &s->e1[p], &s->e2[p]);
+        acc += dbtr_fit_emission((double)s->y[p], (double)s->proj[p]);
+      }
+    }
+    s->row_fit[row] = acc;
+  }
+  /* Summed in view and row order, so the fit does not depend on the thread count. */
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < t->n_rows; r++) *fit += s->row_fit[views[i] * (size_t)t->n_rows + (size_t)r];
+  CF(gather_views)(t, views, n, s->e1, s->e2, s->vol, transmission ? 1 : 2);
+  return 0;
+}
+
+static int CF(backend_get_volume)(dbtr_backend *b, void *out) {
+  CF(backend) *s = b->impl;
+  memcpy(out, s->vol, s->t.n_vox * sizeof(CT));
+  return 0;
+}
+
+static int CF(backend_set_volume)(dbtr_backend *b, const void *in) {
+  CF(backend) *s = b->impl;
+  memcpy(s->vol, in, s->t.n_vox * sizeof(CT));
+  return 0;
+}
+
+static int CF(backend_get_projections)(dbtr_backend *b, void *out) {
+  CF(backend) *s = b->impl;
+  memcpy(out, s->proj, s->t.n_views * s->t.n_pix * sizeof(CT));
+  return 0;
+}
+
+static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
+  *out = NULL;
+  dbtr_backend *b = calloc(1, sizeof *b);
+  CF(backend) *s = calloc(1, sizeof *s);
+  if (!b || !s) {
+    free(b);
+    free(s);
+    return dbtr_err(DBTR_ENOMEM, "CPU backend: out of memory");
+  }
+  b->impl = s;
+  b->destroy = CF(backend_destroy);
+  s->prob = *prob;
+  int rc = CF(tables_init)(&s->t, prob->geom, prob->grid, prob->threads);
+  size_t np = s->t.n_views * s->t.n_pix;
+  if (!rc) rc = dbtr_alloc((void **)&s->y, np, sizeof(CT), "projections");
+  if (!rc && prob->algo == DBTR_ALGO_TRANSMISSION) rc = dbtr_alloc((void **)&s->i0, np, sizeof(CT), "i0");
+  if (!rc) rc = dbtr_alloc((void **)&s->vol, s->t.n_vox, sizeof(CT), "volume");
+  if (!rc) rc = dbtr_alloc((void **)&s->proj, np, sizeof(CT), "forward projections");
+  if (!rc) rc = dbtr_alloc((void **)&s->e1, np, sizeof(CT), "pixel terms");
+  if (!rc) rc = dbtr_alloc((void **)&s->e2, np, sizeof(CT), "pixel terms");
+  if (!rc) rc = dbtr_alloc((void **)&s->row_fit, s->t.n_views * (size_t)s->t.n_rows, sizeof(double), "data fit");
+  if (rc) {
+    CF(backend_destroy)(b);
+    return rc;
+  }
+  /* The forward projections start at zero, so get_projections before the first step is
+   * defined. */
+  memset(s->proj, 0, np * sizeof(CT));
+  b->load = CF(backend_load);
+  b->subset = CF(backend_subset);
+  b->get_volume = CF(backend_get_volume);
+  b->set_volume = CF(backend_set_volume);
+  b->get_projections = CF(backend_get_projections);
+  *out = b;
+  return 0;
+}
+
+/* ---- the plain projector ---- */
+
+static int CF(forward_all)(const CF(tables) * t, const CT *vol, CT *proj) {
+  size_t *views;
+  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
+  if (rc) return rc;
+  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
+  CF(forward_views)(t, views, t->n_views, vol, proj);
+  free(views);
+  return 0;
+}
+
+static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
+  size_t *views;
+  CT *e;
+  size_t np = t->n_views * t->n_pix;
+  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
+  if (rc) return rc;
+  if ((rc = dbtr_alloc((void **)&e, np, sizeof *e, "back projection input"))) {
+    free(views);
+    return rc;
+  }
+  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
+  /* A's entries are len x weight: fold len into the input, as the ML-EM pixel terms do. */
+  for (size_t p = 0; p < np; p++) e[p] = proj[p] * t->lens[p];
+  CF(gather_views)(t, views, t->n_views, e, NULL, vol, 0);
+  free(e);
+  free(views);
+  return 0;
+}
+
+#undef CT
+#undef CF
+#undef PF
+#undef CVIEW
+#undef CFOOT
+#undef CVIEW_CONVERT
+#undef CFOOT_CONVERT

@@ -1,0 +1,83 @@
+/* recon/error.c: error codes, messages and checked allocation. */
+#include "recon/error.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char dbtr__msg[1024];
+static _Thread_local int dbtr__msg_code;
+
+const char *dbtr_strerror(int code) {
+  switch (code) {
+  case DBTR_OK: return "success";
+#define DBTR__ERR_TEXT(name, exit_code, text) \
+  case DBTR_E##name: return text;
+    DBTR_ERRORS(DBTR__ERR_TEXT)
+#undef DBTR__ERR_TEXT
+  default: return "unknown error";
+  }
+}
+
+int dbtr_exit_code(int code) {
+  switch (code) {
+  case DBTR_OK: return 0;
+#define DBTR__ERR_EXIT(name, exit_code, text) \
+  case DBTR_E##name: return exit_code;
+    DBTR_ERRORS(DBTR__ERR_EXIT)
+#undef DBTR__ERR_EXIT
+  default: return 70;
+  }
+}
+
+int dbtr_err(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dbtr__msg, sizeof dbtr__msg, fmt, ap);
+  va_end(ap);
+  dbtr__msg_code = code;
+  return code;
+}
+
+const char *dbtr_errmsg(void) {
+  if (dbtr__msg[0] == '\0') return dbtr_strerror(dbtr__msg_code);
+  return dbtr__msg;
+}
+
+void dbtr_err_clear(void) {
+  dbtr__msg[0] = '\0';
+  dbtr__msg_code = DBTR_OK;
+}
+
+int dbtr_size_mul(size_t a, size_t b, size_t *out, const char *what) {
+  *out = 0;
+  if (a != 0 && b > SIZE_MAX / a)
+    return dbtr_err(DBTR_EOVERFLOW, "%s: %zu x %zu overflows the address space", what, a, b);
+  *out = a * b;
+  return 0;
+}
+
+int dbtr_size_mul3(size_t a, size_t b, size_t c, size_t *out, const char *what) {
+  size_t ab = 0;
+  int rc = dbtr_size_mul(a, b, &ab, what);
+  if (rc) return rc;
+  if (ab != 0 && c > SIZE_MAX / ab)
+    return dbtr_err(DBTR_EOVERFLOW, "%s: %zu x %zu x %zu overflows the address space", what, a, b, c);
+  *out = ab * c;
+  return 0;
+}
+
+int dbtr_alloc(void **out, size_t n, size_t elem, const char *what) {
+  size_t bytes = 0;
+  int rc = dbtr_size_mul(n, elem, &bytes, what);
+  *out = NULL;
+  if (rc) return rc;
+  if (bytes == 0) bytes = 1;
+  void *p = malloc(bytes);
+  if (!p)
+    return dbtr_err(DBTR_ENOMEM, "%s: cannot allocate %.3f GiB", what, (double)bytes / (1024.0 * 1024.0 * 1024.0));
+  *out = p;
+  return 0;
+}

@@ -1,0 +1,64 @@
+/* recon/error.h: the one table of dbtr error codes, and the message that names the cause.
+ *
+ * Library functions return 0 on success or a negative DBTR_E* code. Before returning an
+ * error they record a one-line message (file, dataset, flag, sizes) with dbtr_err(); the
+ * caller prints dbtr_errmsg(). Only app/ exits. The message is per thread. */
+#ifndef DBTR_ERROR_H
+#define DBTR_ERROR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, exit code, generic text). The exit code is what `dbtr` returns for it. */
+#define DBTR_ERRORS(X)                                                   \
+  X(INVAL, 2, "invalid argument")                                       \
+  X(FORMAT, 2, "bad or unsupported file content")                       \
+  X(GEOM, 2, "unsupported or degenerate geometry")                      \
+  X(OVERFLOW, 2, "size too large")                                       \
+  X(IO, 3, "input/output error")                                         \
+  X(NOMEM, 4, "out of memory")                                           \
+  X(NOGPU, 5, "no usable GPU")                                           \
+  X(GPU, 5, "GPU error")                                                 \
+  X(DIFFERS, 6, "results differ where they were expected to be identical") \
+  X(INTERNAL, 70, "internal error")
+
+enum {
+  DBTR_OK = 0,
+#define DBTR__ERR_ENUM(name, exit_code, text) DBTR_E##name,
+  DBTR__EBASE = -100,
+  DBTR_ERRORS(DBTR__ERR_ENUM)
+#undef DBTR__ERR_ENUM
+  DBTR__ELAST
+};
+
+/* Generic text for a code ("invalid argument"); "unknown error" for anything else. */
+const char *dbtr_strerror(int code);
+/* The process exit code that belongs to an error code (0 for DBTR_OK). */
+int dbtr_exit_code(int code);
+
+/* Records a formatted message for this thread and returns code, so that error paths read
+ *   return dbtr_err(DBTR_EFORMAT, "%s: /projections: expected rank 3, found %d", path, r); */
+int dbtr_err(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The last message recorded on this thread, or the generic text if none. */
+const char *dbtr_errmsg(void);
+void dbtr_err_clear(void);
+
+/* Overflow-checked size arithmetic: return DBTR_EOVERFLOW (with a message naming what)
+ * instead of wrapping. Use before every allocation whose size comes from input. */
+int dbtr_size_mul(size_t a, size_t b, size_t *out, const char *what);
+int dbtr_size_mul3(size_t a, size_t b, size_t c, size_t *out, const char *what);
+/* malloc of n elements of size elem, overflow checked, with a message on failure. */
+int dbtr_alloc(void **out, size_t n, size_t elem, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

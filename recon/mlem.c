@@ -1,0 +1,133 @@
+/* recon/mlem.c: the ML-EM driver shared by every backend. */
+#include "recon/mlem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recon/error.h"
+
+int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads) {
+  memset(m, 0, sizeof *m);
+  const dbtr_geom *g = data->geom;
+  int rc = dbtr_geom_check(g, "geometry");
+  if (!rc) rc = dbtr_grid_check(data->grid, g, "volume grid");
+  if (!rc) rc = dbtr_geom_proj_count(g, &m->n_proj);
+  if (!rc) rc = dbtr_grid_count(data->grid, &m->n_vox);
+  if (rc) return rc;
+  if (subsets < 1 || subsets > g->n_views)
+    return dbtr_err(DBTR_EINVAL, "--subsets %zu: must be between 1 and the number of views (%zu)", subsets,
+                    g->n_views);
+  if (data->algo == DBTR_ALGO_TRANSMISSION && !data->i0)
+    return dbtr_err(DBTR_EINVAL, "transmission reconstruction needs i0 (counts data)");
+  m->subset_views = malloc(g->n_views * sizeof(size_t));
+  m->subset_start = malloc((subsets + 1) * sizeof(size_t));
+  if (!m->subset_views || !m->subset_start) {
+    dbtr_mlem_free(m);
+    return dbtr_err(DBTR_ENOMEM, "subset schedule: out of memory");
+  }
+  size_t j = 0;
+  for (size_t s = 0; s < subsets; s++) {
+    m->subset_start[s] = j;
+    for (size_t k = s; k < g->n_views; k += subsets) m->subset_views[j++] = k;
+  }
+  m->subset_start[subsets] = j;
+  m->data = data;
+  m->prob = (dbtr_problem){.geom = g,
+                           .grid = data->grid,
+                           .algo = data->algo,
+                           .n_subsets = subsets,
+                           .subset_views = m->subset_views,
+                           .subset_start = m->subset_start,
+                           .threads = threads};
+  /* Constant of the deviance, and the start value: the mean line integral of the data
+   * (log(i0/y) for counts, y itself for line integrals; a zero count is taken as 0.5 so
+   * the estimate stays finite) over the mean path length through the grid's slab. */
+  double sum_l = 0.0, sum_c = 0.0;
+  for (size_t i = 0; i < m->n_proj; i++) {
+    double y = data->y[i];
+    if (data->algo == DBTR_ALGO_TRANSMISSION) {
+      double i0 = data->i0[i];
+      if (y > 0.0) sum_c += y * log(y / i0);
+      double l = log(i0 / (y > 0.5 ? y : 0.5));
+      sum_l += l > 0.0 ? l : 0.0;
+    } else {
+      sum_l += y > 0.0 ? y : 0.0;
+    }
+  }
+  m->fit_const = sum_c;
+  double thickness = (double)data->grid->nz * data->grid->dz;
+  double mean_l = sum_l / (double)m->n_proj;
+  m->init_value = mean_l > 0.0 ? mean_l / thickness : 1e-3;
+  return 0;
+}
+
+void dbtr_mlem_free(dbtr_mlem *m) {
+  free(m->subset_views);
+  free(m->subset_start);
+  memset(m, 0, sizeof *m);
+}
+
+void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, void *dst) {
+  if (p == DBTR_PREC_DOUBLE) {
+    memcpy(dst, src, n * sizeof(double));
+  } else {
+    float *d = dst;
+    for (size_t i = 0; i < n; i++) d[i] = (float)src[i];
+  }
+}
+
+void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *dst) {
+  if (p == DBTR_PREC_FLOAT) {
+    memcpy(dst, src, n * sizeof(float));
+  } else {
+    const double *s = src;
+    for (size_t i = 0; i < n; i++) dst[i] = (float)s[i];
+  }
+}
+
+void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double *dst) {
+  if (p == DBTR_PREC_DOUBLE) {
+    memcpy(dst, src, n * sizeof(double));
+  } else {
+    const float *s = src;
+    for (size_t i = 0; i < n; i++) dst[i] = (double)s[i];
+  }
+}
+
+int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, double init) {
+  size_t es = dbtr_precision_size(b->precision);
+  void *tmp;
+  int rc = dbtr_alloc(&tmp, m->n_vox, es, "start volume");
+  if (rc) return rc;
+  void *y = NULL, *i0 = NULL;
+  rc = dbtr_alloc(&y, m->n_proj, es, "projections");
+  if (!rc && m->data->i0) rc = dbtr_alloc(&i0, m->n_proj, es, "i0");
+  if (!rc) {
+    dbtr_convert_from_double(b->precision, m->data->y, m->n_proj, y);
+    if (i0) dbtr_convert_from_double(b->precision, m->data->i0, m->n_proj, i0);
+    double v0 = init > 0.0 ? init : m->init_value;
+    if (b->precision == DBTR_PREC_FLOAT) {
+      float *t = tmp;
+      for (size_t i = 0; i < m->n_vox; i++) t[i] = start ? start[i] : (float)v0;
+    } else {
+      double *t = tmp;
+      for (size_t i = 0; i < m->n_vox; i++) t[i] = start ? (double)start[i] : v0;
+    }
+    rc = b->load(b, y, m->prob.algo == DBTR_ALGO_TRANSMISSION ? i0 : NULL, tmp);
+  }
+  free(y);
+  free(i0);
+  free(tmp);
+  return rc;
+}
+
+int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance) {
+  double fit = 0.0;
+  for (size_t s = 0; s < m->prob.n_subsets; s++) {
+    int rc = b->subset(b, s, &fit);
+    if (rc) return rc;
+  }
+  *deviance = 2.0 * (fit + m->fit_const);
+  return 0;
+}

@@ -1,0 +1,51 @@
+/* recon/mlem.h: the ML-EM driver (docs/ARCHITECTURE.md, ML-EM). It owns the schedule
+ * (iterations of ordered subsets), the conversion of the data to the backend's precision,
+ * the start volume, the data fit and the per-iteration callback; backends (recon/backend.h)
+ * do the arithmetic. The same driver runs the CPU reference and every GPU mode. */
+#ifndef DBTR_MLEM_H
+#define DBTR_MLEM_H
+
+#include <stddef.h>
+
+#include "recon/backend.h"
+#include "recon/geom.h"
+
+/* The measured data of one scan, in double, full size. */
+typedef struct {
+  const dbtr_geom *geom;
+  const dbtr_grid *grid;
+  dbtr_algo algo;
+  const double *y;  /* (n_views, n_rows, n_cols): counts (transmission) or line integrals (emission) */
+  const double *i0; /* same shape, unattenuated counts; NULL for emission */
+} dbtr_data;
+
+/* A prepared reconstruction: the subset schedule and the constant part of the fit. */
+typedef struct {
+  dbtr_problem prob;
+  const dbtr_data *data;
+  size_t *subset_views, *subset_start;
+  size_t n_proj, n_vox;
+  double fit_const; /* sum of y log(y/i0) for transmission, 0 for emission */
+  double init_value; /* the uniform start value used when none is given */
+} dbtr_mlem;
+
+/* Checks sizes and builds the schedule: subset s holds views s, s + S, s + 2S, ... (each
+ * subset spans the whole arc). subsets must be 1..n_views. */
+int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads);
+void dbtr_mlem_free(dbtr_mlem *m);
+
+/* Gives a backend the data and a start volume: start (n_vox floats) if not NULL, else the
+ * uniform value init (> 0), else m->init_value, estimated from the data as the mean line
+ * integral over the mean path through the volume. */
+int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, double init);
+
+/* One full iteration (every subset once); *deviance receives the Poisson deviance
+ * (recon/fit.h) of the forward projections made during it. */
+int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance);
+
+/* Converts between double and a backend's element type. */
+void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, void *dst);
+void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *dst);
+void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double *dst);
+
+#endif

@@ -1,0 +1,284 @@
+/* recon/proj_impl.h: the per-sample arithmetic of dbtr, written once.
+ *
+ * This is the clean reference of every formula the projectors and ML-EM updates compute:
+ * ray crossings, bilinear weights, path length, the forward sum of one ray, the gather of
+ * one voxel, and the per-pixel and per-voxel updates. The CPU reference (recon/cpu.c) and
+ * every CUDA kernel (kernels/) include it; nothing is copied, so the paths cannot drift.
+ *
+ * It is a template: the includer defines the type and the operations of one
+ * floating-point mode, includes this file, and the macros are undefined at the end.
+ *   DBTR_T                 float or double
+ *   DBTR_FN(name)          the name of a function for this instance
+ *   DBTR_VIEW, DBTR_FOOT   dbtr_view_f / dbtr_view_d, dbtr_footprint_f / _d (recon/rays.h)
+ *   DBTR_MUL DBTR_ADD DBTR_SUB DBTR_DIV (a, b), DBTR_SQRT DBTR_FLOOR DBTR_EXP (a)
+ *   DBTR_FLOOR_BY_SHIFT    0 or 1: how floor_int computes floor (DBTR_FLOOR unused with 1)
+ *   DBTR_LOAD_RAY(dst, src)  optional: copies a 4-element ray record (kernels use one
+ *                          16-byte vector load); moves bits, computes nothing
+ * The CPU defines them as plain operators (compiled with -ffp-contract=off, so each is one
+ * IEEE operation); cpu-match and double-match define them as __fmul_rn, __fadd_rn, ...;
+ * fast and ieee as plain operators under nvcc's contraction and division settings
+ * (docs/modes.md). The order of every operation below is part of the contract: change it
+ * and both sides change together.
+ *
+ * Projector (docs/ARCHITECTURE.md, Projectors): ray-driven Joseph along z. In voxel index
+ * coordinates the ray of pixel (r, c) crosses slice k at
+ *   fx(k) = ax + k bx,  fy(k) = ay + k by,
+ * where (ax, bx, ay, by) is the pixel's ray record; the slice is bilinearly interpolated
+ * there (beyond the grid counts as zero) and the sum over slices is multiplied by the
+ * path length per slice, len = dz |ray| / |ray_z|. The back projector is its exact
+ * transpose, gathered per voxel: it re-tests each candidate ray with the same crossing
+ * and the same weights. */
+#include <stdint.h>
+
+#include "recon/crmath.h"
+#include "recon/hd.h"
+
+#ifndef DBTR_LOAD_RAY
+#define DBTR_LOAD_RAY(dst, src) \
+  ((dst)[0] = (src)[0], (dst)[1] = (src)[1], (dst)[2] = (src)[2], (dst)[3] = (src)[3])
+#endif
+
+#define T DBTR_T
+#define MUL DBTR_MUL
+#define ADD DBTR_ADD
+#define SUB DBTR_SUB
+#define DIV DBTR_DIV
+
+/* Ray record of pixel (r, c): ray[0..3] = (ax, bx, ay, by); returns the path length per
+ * slice in mm. */
+static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, T ray[4]) {
+  T fc = (T)c, fr = (T)r;
+  T q0 = ADD(ADD(v->p0[0], MUL(fc, v->du[0])), MUL(fr, v->dv[0]));
+  T q1 = ADD(ADD(v->p0[1], MUL(fc, v->du[1])), MUL(fr, v->dv[1]));
+  T q2 = ADD(ADD(v->p0[2], MUL(fc, v->du[2])), MUL(fr, v->dv[2]));
+  T d0 = SUB(q0, v->src[0]), d1 = SUB(q1, v->src[1]), d2 = SUB(q2, v->src[2]);
+  T tx = DIV(d0, d2), ty = DIV(d1, d2);
+  ray[0] = SUB(v->src[0], MUL(v->src[2], tx));
+  ray[1] = tx;
+  ray[2] = SUB(v->src[1], MUL(v->src[2], ty));
+  ray[3] = ty;
+  T px = MUL(d0, v->scale[0]), py = MUL(d1, v->scale[1]), pz = MUL(d2, v->scale[2]);
+  T norm = DBTR_SQRT(ADD(ADD(MUL(px, px), MUL(py, py)), MUL(pz, pz)));
+  /* One slice is one index unit of z, so the ray parameter advances by 1/|d2| per slice
+   * and the length by norm/|d2| (dz for a vertical ray). */
+  T adz = d2 < (T)0 ? -d2 : d2;
+  return DIV(norm, adz);
+}
+
+/* floor(f) for |f| < 2^22, returned in T and stored as an int in *i. Two implementations
+ * of the same function; the includer picks one with DBTR_FLOOR_BY_SHIFT:
+ * - 0: DBTR_FLOOR and a conversion to int (on the GPU, F2I.FLOOR and FRND: conversions
+ *   run at 16 per clock per multiprocessor on sm_90);
+ * - 1: additions only. Adding 1.5 x 2^p (p = 23 in float, 52 in double) rounds f to an
+ *   integer n, exactly (the sum lies in [2^p, 2^(p+1)), where the spacing is 1); removing it
+ *   again gives n in T, and the sum's bits minus the constant's bits give n as an integer.
+ *   floor(f) is n, or n - 1 where n > f; +-0 is returned as it is, as floor() does. On the
+ *   CPU this avoids a libm call per crossing (docs/performance.md).
+ * Both give floor()'s bits for every f in range (test_projector.floor_int; every float in
+ * test_projector.floor_int_all_floats), so the CPU and the GPU agree whichever each uses.
+ * The detector and the grid's x and y are at most 2^22 (recon/geom.c), so every f that
+ * reaches it is in range. */
+static inline DBTR_HD T DBTR_FN(floor_int)(T f, int *i) {
+#if DBTR_FLOOR_BY_SHIFT
+  if (f == (T)0) {
+    *i = 0;
+    return f;
+  }
+  const T shift = sizeof(T) == sizeof(float) ? (T)0x1.8p23 : (T)0x1.8p52;
+  T s = ADD(f, shift);
+  T r = SUB(s, shift);
+  int n = sizeof(T) == sizeof(float)
+              ? (int)((int32_t)dbtr__cr_fbits((float)s) - (int32_t)dbtr__cr_fbits(0x1.8p23f))
+              : (int)((int64_t)dbtr__cr_dbits((double)s) - (int64_t)dbtr__cr_dbits(0x1.8p52));
+  int above = r > f;
+  *i = n - above;
+  return above ? SUB(r, (T)1) : r;
+#else
+  T fl = DBTR_FLOOR(f);
+  *i = (int)fl;
+  return fl;
+#endif
+}
+
+static inline DBTR_HD int DBTR_FN(floor_to_int)(T f) {
+  int i;
+  DBTR_FN(floor_int)(f, &i);
+  return i;
+}
+
+/* One axis of a ray's crossing with slice k: f = a + k b, split into the lower voxel index
+ * and the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no
+ * voxel gets a non-zero weight. */
+static inline DBTR_HD int DBTR_FN(crossing_1d)(T a, T b, int k, int n, int *i, T *w) {
+  T f = ADD(a, MUL((T)k, b));
+  if (!(f > (T)-1 && f < (T)n)) return 0;
+  *w = SUB(f, DBTR_FN(floor_int)(f, i));
+  return 1;
+}
+
+/* Crossing of a ray with slice k in x and y. Returns 0 when it lies outside the grid's
+ * (-1, n) band in either. */
+static inline DBTR_HD int DBTR_FN(crossing)(const T ray[4], int k, int nx, int ny, int *ix, int *iy, T *wx,
+                                            T *wy) {
+  return DBTR_FN(crossing_1d)(ray[0], ray[1], k, nx, ix, wx) && DBTR_FN(crossing_1d)(ray[2], ray[3], k, ny, iy, wy);
+}
+
+/* Forward projection of one ray through a volume (nz, ny, nx). */
+static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol, int nx, int ny, int nz) {
+  T sum = (T)0;
+  size_t slice = (size_t)nx * (size_t)ny;
+  for (int k = 0; k < nz; k++) {
+    int ix, iy;
+    T wx, wy;
+    if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) continue;
+    const T *s = vol + (size_t)k * slice;
+    T ux = SUB((T)1, wx), uy = SUB((T)1, wy);
+    int x_lo = ix >= 0, x_hi = ix + 1 < nx, y_lo = iy >= 0, y_hi = iy + 1 < ny;
+    size_t row0 = (size_t)iy * (size_t)nx, row1 = row0 + (size_t)nx;
+    T v00 = (x_lo && y_lo) ? s[row0 + (size_t)ix] : (T)0;
+    T v10 = (x_hi && y_lo) ? s[row0 + (size_t)(ix + 1)] : (T)0;
+    T v01 = (x_lo && y_hi) ? s[row1 + (size_t)ix] : (T)0;
+    T v11 = (x_hi && y_hi) ? s[row1 + (size_t)(ix + 1)] : (T)0;
+    T val = ADD(ADD(ADD(MUL(MUL(ux, uy), v00), MUL(MUL(wx, uy), v10)), MUL(MUL(ux, wy), v01)), MUL(MUL(wx, wy), v11));
+    sum = ADD(sum, val);
+  }
+  return MUL(sum, len);
+}
+
+/* The weight a crossing (ix, iy, wx, wy) gives voxel (x, y): the same product the
+ * forward projector formed for that corner, or 0 when the crossing does not touch the
+ * voxel's support (a zero weight, at an exact lattice crossing, also returns 0 so that
+ * it is skipped). */
+static inline DBTR_HD T DBTR_FN(weight_at)(int ix, int iy, T wx, T wy, int x, int y) {
+  T fx_w, fy_w;
+  if (ix == x)
+    fx_w = SUB((T)1, wx);
+  else if (ix == x - 1)
+    fx_w = wx;
+  else
+    return (T)0;
+  if (iy == y)
+    fy_w = SUB((T)1, wy);
+  else if (iy == y - 1)
+    fy_w = wy;
+  else
+    return (T)0;
+  return MUL(fx_w, fy_w);
+}
+
+/* The weight a ray gives voxel (x, y) of slice k. */
+static inline DBTR_HD T DBTR_FN(voxel_weight)(const T ray[4], int k, int x, int y, int nx, int ny) {
+  int ix, iy;
+  T wx, wy;
+  if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) return (T)0;
+  return DBTR_FN(weight_at)(ix, iy, wx, wy, x, y);
+}
+
+/* One term of a voxel's gather: acc1 += w v1 and, when there is a second input, acc2 += w v2. */
+static inline DBTR_HD void DBTR_FN(accumulate)(T w, T v1, T v2, int two, T *acc1, T *acc2) {
+  *acc1 = ADD(*acc1, MUL(w, v1));
+  if (two) *acc2 = ADD(*acc2, MUL(w, v2));
+}
+
+/* Candidate pixel span of voxel (x, y) on the slice whose footprint is f: the columns
+ * [span[0], span[1]] and rows [span[2], span[3]] in pixel units, not yet clipped or rounded.
+ * Returns 0 when it misses the detector. */
+static inline DBTR_HD int DBTR_FN(candidate_span)(const DBTR_FOOT *f, int x, int y, int n_rows, int n_cols,
+                                                  T span[4]) {
+  T fx = (T)x, fy = (T)y;
+  T w = ADD(ADD(MUL(f->h[6], fx), MUL(f->h[7], fy)), f->h[8]);
+  T c = DIV(ADD(ADD(MUL(f->h[0], fx), MUL(f->h[1], fy)), f->h[2]), w);
+  T r = DIV(ADD(ADD(MUL(f->h[3], fx), MUL(f->h[4], fy)), f->h[5]), w);
+  span[0] = SUB(c, f->rc);
+  span[1] = ADD(c, f->rc);
+  span[2] = SUB(r, f->rr);
+  span[3] = ADD(r, f->rr);
+  return span[1] >= (T)0 && span[0] <= (T)(n_cols - 1) && span[3] >= (T)0 && span[2] <= (T)(n_rows - 1);
+}
+
+/* The pixel box of a span that meets the detector: [ceil(lo), floor(hi)] per axis, clipped
+ * to the detector; every pixel within the radius, and on average 2 x radius candidates per
+ * side rather than one more. The clip compares before converting, so no out-of-range value
+ * reaches floor_int. */
+static inline DBTR_HD void DBTR_FN(span_box)(const T span[4], int n_rows, int n_cols, int *c0, int *c1, int *r0,
+                                             int *r1) {
+  *c0 = span[0] <= (T)0 ? 0 : -DBTR_FN(floor_to_int)(-span[0]);
+  *c1 = span[1] >= (T)(n_cols - 1) ? n_cols - 1 : DBTR_FN(floor_to_int)(span[1]);
+  *r0 = span[2] <= (T)0 ? 0 : -DBTR_FN(floor_to_int)(-span[2]);
+  *r1 = span[3] >= (T)(n_rows - 1) ? n_rows - 1 : DBTR_FN(floor_to_int)(span[3]);
+}
+
+/* Gather of voxel (x, y, k) over one view: acc1 += sum w e1[p], acc2 += sum w e2[p] over
+ * the candidate pixels p in raster order (row, then column), where rays holds the view's
+ * ray records (4 per pixel) and e1, e2 the view's pixel values. e2 may be NULL. */
+static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const T *rays, const T *e1, const T *e2, int x,
+                                                int y, int k, int nx, int ny, int n_rows, int n_cols, T *acc1, T *acc2) {
+  T span[4];
+  if (!DBTR_FN(candidate_span)(f, x, y, n_rows, n_cols, span)) return;
+  int c0, c1, r0, r1;
+  DBTR_FN(span_box)(span, n_rows, n_cols, &c0, &c1, &r0, &r1);
+  for (int r = r0; r <= r1; r++)
+    for (int c = c0; c <= c1; c++) {
+      size_t p = (size_t)r * (size_t)n_cols + (size_t)c;
+      T ray[4];
+      DBTR_LOAD_RAY(ray, rays + 4 * p);
+      T w = DBTR_FN(voxel_weight)(ray, k, x, y, nx, ny);
+      if (w == (T)0) continue;
+      DBTR_FN(accumulate)(w, e1[p], e2 ? e2[p] : (T)0, e2 != NULL, acc1, acc2);
+    }
+}
+
+/* Transmission ML-convex, per pixel (Lange and Fessler 1995; for DBT, Wu et al. 2003):
+ * from l = (A mu)_i, the measured counts y and i0, the two back projection inputs
+ *   e1 = (yhat - y) len,  e2 = l yhat len,  yhat = i0 exp(-l).
+ * len is folded in here because A's entries are len x bilinear weight. Returns yhat, for
+ * the data fit. */
+static inline DBTR_HD T DBTR_FN(transmission_pixel)(T l, T y, T i0, T len, T *e1, T *e2) {
+  T yhat = MUL(i0, DBTR_EXP(-l));
+  *e1 = MUL(SUB(yhat, y), len);
+  *e2 = MUL(MUL(l, yhat), len);
+  return yhat;
+}
+
+/* Transmission update of one voxel: mu + mu N / D, clipped at 0. A voxel with D = 0 (no
+ * ray of the subset crosses it, or every such ray saw zero attenuation) keeps its value. */
+static inline DBTR_HD T DBTR_FN(transmission_voxel)(T mu, T num, T den) {
+  if (!(den > (T)0)) return mu;
+  T next = ADD(mu, DIV(MUL(mu, num), den));
+  return next > (T)0 ? next : (T)0;
+}
+
+/* Emission ML-EM, per pixel: e1 = g / (A f) len, e2 = len (its back projection is the
+ * sensitivity A^T 1). Where A f = 0 the ratio is taken as 0; negative data (noise in line
+ * integrals) counts as 0, since the Poisson model has no negative data. */
+static inline DBTR_HD void DBTR_FN(emission_pixel)(T af, T g, T len, T *e1, T *e2) {
+  T q = (af > (T)0 && g > (T)0) ? DIV(g, af) : (T)0;
+  *e1 = MUL(q, len);
+  *e2 = len;
+}
+
+/* Emission update of one voxel: f N / S. A voxel no ray of the subset crosses (S = 0)
+ * keeps its value. */
+static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
+  if (!(sens > (T)0)) return f;
+  return DIV(MUL(f, num), sens);
+}
+
+#undef T
+#undef MUL
+#undef ADD
+#undef SUB
+#undef DIV
+#undef DBTR_T
+#undef DBTR_FN
+#undef DBTR_VIEW
+#undef DBTR_FOOT
+#undef DBTR_MUL
+#undef DBTR_ADD
+#undef DBTR_SUB
+#undef DBTR_DIV
+#undef DBTR_SQRT
+#undef DBTR_FLOOR
+#undef DBTR_FLOOR_BY_SHIFT
+#undef DBTR_EXP
+#undef DBTR_LOAD_RAY

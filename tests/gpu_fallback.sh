@@ -1,0 +1,24 @@
+#!/bin/sh
+# tests/gpu_fallback.sh DBTR: GPU faults. With the GPU memory capped below what the
+# reconstruction needs (DBTR_GPU_MAX_BYTES), --backend gpu fails with exit 5 and a message
+# giving the size asked for and what was free; --backend auto warns and runs on the CPU,
+# with the CPU's result. Exits 77 (skip) where no GPU can be used at all.
+set -eu
+dbtr=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+"$dbtr" phantom -o scan.h5 --quiet
+"$dbtr" recon scan.h5 -o probe.tif --iterations 1 --backend gpu --quiet 2>/dev/null || { echo "SKIP: no GPU"; exit 77; }
+set +e
+DBTR_GPU_MAX_BYTES=1000 "$dbtr" recon scan.h5 -o gpu.tif --iterations 1 --backend gpu --quiet 2>err.txt
+rc=$?
+set -e
+[ "$rc" -eq 5 ] || { echo "FAIL: capped GPU run exited $rc, not 5"; cat err.txt; exit 1; }
+grep -q "needs .* GiB, the GPU has .* GiB free (capped by DBTR_GPU_MAX_BYTES)" err.txt
+[ ! -e gpu.tif ]
+DBTR_GPU_MAX_BYTES=1000 "$dbtr" recon scan.h5 -o auto.tif --iterations 2 --backend auto --mode cpu-match 2>err2.txt
+grep -q "warning: GPU memory: .*running on the CPU" err2.txt
+"$dbtr" recon scan.h5 -o cpu.tif --iterations 2 --backend cpu --quiet
+cmp auto.tif cpu.tif
+echo "GPU faults: clear message on --backend gpu, CPU fallback with a warning on --backend auto"

@@ -1,0 +1,65 @@
+/* tests/test_compare.c: the comparison statistics behind `dbtr validate` (recon/compare.c). */
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "recon/compare.h"
+#include "recon/error.h"
+#include "tests/test.h"
+
+DBTR_TEST(ulp_distance_cases) {
+  CHECK_EQ_U64(dbtr_ulp_distance_f(1.0f, 1.0f), 0);
+  CHECK_EQ_U64(dbtr_ulp_distance_f(0.0f, -0.0f), 0);          /* +0 and -0 compare equal */
+  CHECK_EQ_U64(dbtr_ulp_distance_f(1.0f, nextafterf(1.0f, 2.0f)), 1);
+  CHECK_EQ_U64(dbtr_ulp_distance_f(-FLT_TRUE_MIN, FLT_TRUE_MIN), 2); /* across zero: -min, 0, +min */
+  CHECK_EQ_U64(dbtr_ulp_distance_f(1.0f, 2.0f), 1u << 23);    /* one binade holds 2^23 floats */
+  CHECK_EQ_U64(dbtr_ulp_distance_f(NAN, 1.0f), UINT64_MAX);
+  CHECK_EQ_U64(dbtr_ulp_distance_d(1.0, 2.0), (uint64_t)1 << 52);
+  CHECK_EQ_U64(dbtr_ulp_distance_d(-DBL_MAX, DBL_MAX), 2 * (uint64_t)0x7fefffffffffffff); /* no overflow */
+}
+
+/* The median ULP distance (quickselect) equals the middle of the sorted distances, on
+ * random arrays of random sizes with many ties, as ULP distances have. */
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+DBTR_TEST(median_is_the_sorted_middle) {
+  srand(5);
+  for (int trial = 0; trial < 300; trial++) {
+    size_t n = 1 + (size_t)(rand() % 2000);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    uint64_t *u = malloc(n * sizeof *u);
+    REQUIRE(a && b && u);
+    for (size_t i = 0; i < n; i++) {
+      b[i] = 1.0f;
+      a[i] = rand() % 3 ? 1.0f + (float)(rand() % 40) * FLT_EPSILON : 1.0f;
+      u[i] = dbtr_ulp_distance_f(a[i], b[i]);
+    }
+    dbtr_diff_stats st;
+    CHECK_OK(dbtr_diff_stats_f(a, b, n, NULL, &st));
+    qsort(u, n, sizeof *u, cmp_u64);
+    CHECK_EQ_U64(st.median_ulp, u[n / 2]);
+    free(a);
+    free(b);
+    free(u);
+  }
+}
+
+DBTR_TEST(stats_known_differences) {
+  float a[4] = {1.0f, 2.0f, 3.0f, 4.0f}, b[4] = {1.0f, 2.0f, 3.5f, 4.0f};
+  dbtr_display_scale scale = {0.0, 4.0}; /* 3.0 shows as 15000, 3.5 as 17500 */
+  dbtr_diff_stats st;
+  CHECK_OK(dbtr_diff_stats_f(a, b, 4, &scale, &st));
+  CHECK_EQ_INT(st.n_differ, 1);
+  CHECK_EQ_INT(st.n_differ_u16, 1);
+  CHECK(st.max_abs == 0.5);
+  CHECK(st.mean_abs == 0.125);
+  CHECK_EQ_U64(st.max_ulp, 1u << 21); /* 3 and 3.5 are 2^22 * 0.5 apart in [2, 4) */
+  CHECK_EQ_U64(st.median_ulp, 0);
+  /* ||a - b|| / ||b|| = 0.5 / sqrt(1 + 4 + 12.25 + 16) */
+  CHECK_NEAR(st.rel_l2, 0.5 / sqrt(33.25), 1e-15);
+}
+
+DBTR_TEST_MAIN(ulp_distance_cases, median_is_the_sorted_middle, stats_known_differences)

@@ -1,0 +1,3 @@
+# `dbtr validate` through the CLI (tests/validate.sh): the CPU comparisons CI can run.
+add_test(NAME validate.cpu_paths COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/validate.sh $<TARGET_FILE:dbtr>)
+set_tests_properties(validate.cpu_paths PROPERTIES LABELS cpu TIMEOUT 300)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/validate.sh DBTR: `dbtr validate` on the tiny phantom. Without a GPU it compares
+# what the CPU has: 1 thread against N must be bitwise identical, float against double must
+# differ (and say where first); the report files are written and well formed; and
+# --expect-identical turns a difference into exit code 6.
+set -eu
+dbtr=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+"$dbtr" phantom -o scan.h5 --quiet
+"$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 --report rep --save-diffs diffs \
+  --expect-identical cpu-1-thread >out.txt
+grep -q "cpu-1-thread .*bitwise identical to cpu-float" out.txt
+grep -q "cpu-float .*differs: first at iteration 1" out.txt
+for f in rep/validate.csv rep/validate.json rep/differing.svg rep/max_diff.svg diffs/cpu-float.tif diffs/cpu-float-diff.tif \
+  diffs/cpu-double.tif; do
+  [ -s "$f" ] || { echo "FAIL: $f missing"; exit 1; }
+done
+# 1 header + 2 iterations x 2 paths x 2 quantities
+[ "$(wc -l <rep/validate.csv)" -eq 9 ] || { echo "FAIL: validate.csv has $(wc -l <rep/validate.csv) lines"; exit 1; }
+grep -q '</svg>' rep/differing.svg
+for py in "${DBTR_PYTHON:-}" python3 /usr/bin/python3; do
+  [ -n "$py" ] && "$py" -c 'import json' 2>/dev/null || continue
+  "$py" -c 'import json,sys; d=json.load(open("rep/validate.json")); p={x["name"]:x for x in d["paths"]}; sys.exit(0 if p["cpu-1-thread"]["identical"] and not p["cpu-float"]["identical"] and len(p["cpu-float"]["iterations"])==2 else 1)'
+  break
+done
+# --lockstep: every path starts each iteration from the reference's state. Iteration 1
+# starts from the same volume either way, so its rows must equal the free-running ones;
+# later iterations isolate one iteration's difference, so they need not.
+"$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 --lockstep --report lock \
+  --expect-identical cpu-1-thread >lock.txt
+grep -q "verdicts (2 iterations, lockstep)" lock.txt
+grep -q '"lockstep": true' lock/validate.json
+[ "$(grep '^1,' rep/validate.csv)" = "$(grep '^1,' lock/validate.csv)" ] || { echo "FAIL: lockstep iteration 1 differs"; exit 1; }
+set +e
+"$dbtr" validate scan.h5 --modes cpu-float --iterations 1 --expect-identical cpu-float --quiet >/dev/null 2>err.txt
+rc=$?
+set -e
+[ "$rc" -eq 6 ] || { echo "FAIL: --expect-identical of a differing path exited $rc, not 6"; exit 1; }
+grep -q "cpu-float differs" err.txt
+echo "validate: CPU paths compared, report written, exit codes right"
