@@ -30,6 +30,50 @@ static void help(void) {
          "  --quiet                no progress lines\n");
 }
 
+/* The scan's geometry: a preset's, or a scan file's. Returns the exit code (0: done). */
+static int load_geometry(const char *cmd, const char *sys_name, const char *geom_path, dbtr_geom *g) {
+  int rc;
+  if (sys_name) {
+    const dbtr_system *sys = dbtr_system_find(sys_name);
+    if (!sys) return cli_usage_error(cmd, "--system: unknown preset '%s' (see dbtr phantom --help)", sys_name);
+    rc = dbtr_system_geometry(sys, g);
+  } else {
+    dbtr_scan src;
+    rc = cli_read_scan(cmd, &src, geom_path);
+    if (!rc) {
+      rc = dbtr_geom_copy(g, &src.geom);
+      dbtr_scan_free(&src);
+    }
+  }
+  return rc ? cli_fail(cmd, rc) : 0;
+}
+
+/* The scan's projections from the n line integrals: Poisson counts of a scalar i0 when
+ * i0 > 0, else the line integrals themselves (taken from *line). */
+static int store_projections(dbtr_scan *scan, double **line, size_t n, double i0, unsigned long long seed) {
+  if (i0 <= 0.0) {
+    scan->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
+    scan->proj = *line;
+    *line = NULL;
+    return 0;
+  }
+  scan->quantity = DBTR_QUANTITY_COUNTS;
+  double *i0s = NULL;
+  int rc;
+  if ((rc = dbtr_alloc((void **)&i0s, n, sizeof(double), "i0")) ||
+      (rc = dbtr_alloc((void **)&scan->proj, n, sizeof(double), "counts")) ||
+      (rc = dbtr_alloc((void **)&scan->i0, 1, sizeof(double), "i0"))) {
+    free(i0s);
+    return rc;
+  }
+  for (size_t i = 0; i < n; i++) i0s[i] = i0;
+  scan->i0[0] = i0;
+  scan->i0_shape = DBTR_I0_SCALAR;
+  rc = dbtr_poisson_counts(*line, i0s, n, seed, scan->proj);
+  free(i0s);
+  return rc;
+}
+
 int dbtr_cmd_project(int argc, char **argv) {
   const char *cmd = "project", *in = NULL, *out = NULL, *sys_name = NULL, *geom_path = NULL, *pos;
   app_grid_opts go = {0};
@@ -79,7 +123,7 @@ int dbtr_cmd_project(int argc, char **argv) {
   dbtr_scan scan = {0};
   dbtr_grid grid;
   float *vol = NULL;
-  double *volume_d = NULL, *line = NULL, *i0s = NULL;
+  double *volume_d = NULL, *line = NULL;
   dbtr_cpu_projector *p = NULL;
   size_t n_vox = 0, n = 0;
   double t0 = cli_now();
@@ -91,60 +135,23 @@ int dbtr_cmd_project(int argc, char **argv) {
     grid.dz = go.voxel[2];
   }
   if (go.has_origin) memcpy(grid.origin, go.origin, sizeof grid.origin);
-  if (sys_name) {
-    const dbtr_system *sys = dbtr_system_find(sys_name);
-    if (!sys) {
-      ex = cli_usage_error(cmd, "--system: unknown preset '%s' (see dbtr phantom --help)", sys_name);
-      goto done;
-    }
-    rc = dbtr_system_geometry(sys, &scan.geom);
-  } else {
-    dbtr_scan src;
-    rc = cli_read_scan(cmd, &src, geom_path);
-    if (!rc) {
-      rc = dbtr_geom_copy(&scan.geom, &src.geom);
-      dbtr_scan_free(&src);
-    }
-  }
-  if (!rc) rc = dbtr_grid_check(&grid, &scan.geom, in);
+  if ((ex = load_geometry(cmd, sys_name, geom_path, &scan.geom))) goto done;
+  rc = dbtr_grid_check(&grid, &scan.geom, in);
   if (!rc) rc = dbtr_grid_count(&grid, &n_vox);
   if (!rc) rc = dbtr_geom_proj_count(&scan.geom, &n);
   if (!rc) rc = dbtr_alloc((void **)&volume_d, n_vox, sizeof(double), "volume");
   if (!rc) rc = dbtr_alloc((void **)&line, n, sizeof(double), "line integrals");
   if (!rc) rc = dbtr_cpu_projector_create(&p, &scan.geom, &grid, DBTR_PREC_DOUBLE, threads);
-  if (rc) {
-    ex = cli_fail(cmd, rc);
-    goto done;
-  }
-  for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
-  if ((rc = dbtr_cpu_forward(p, volume_d, line))) {
-    ex = cli_fail(cmd, rc);
-    goto done;
+  if (!rc) {
+    for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
+    rc = dbtr_cpu_forward(p, volume_d, line);
   }
   scan.has_grid = 1;
   scan.grid = grid;
-  if (i0 > 0.0) {
-    scan.quantity = DBTR_QUANTITY_COUNTS;
-    if ((rc = dbtr_alloc((void **)&i0s, n, sizeof(double), "i0")) ||
-        (rc = dbtr_alloc((void **)&scan.proj, n, sizeof(double), "counts")) ||
-        (rc = dbtr_alloc((void **)&scan.i0, 1, sizeof(double), "i0"))) {
-      ex = cli_fail(cmd, rc);
-      goto done;
-    }
-    for (size_t i = 0; i < n; i++) i0s[i] = i0;
-    scan.i0[0] = i0;
-    scan.i0_shape = DBTR_I0_SCALAR;
-    if ((rc = dbtr_poisson_counts(line, i0s, n, seed, scan.proj))) {
-      ex = cli_fail(cmd, rc);
-      goto done;
-    }
-  } else {
-    scan.quantity = DBTR_QUANTITY_LINE_INTEGRAL;
-    scan.proj = line;
-    line = NULL;
-  }
+  if (!rc) rc = store_projections(&scan, &line, n, i0, seed);
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
-  if ((rc = dbtr_scan_write(&scan, out, &wo))) {
+  if (!rc) rc = dbtr_scan_write(&scan, out, &wo);
+  if (rc) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
@@ -156,7 +163,6 @@ done:
   free(vol);
   free(volume_d);
   free(line);
-  free(i0s);
   dbtr_scan_free(&scan);
   return ex;
 }

@@ -221,6 +221,113 @@ static void print_explain(const vrun *r) {
   }
 }
 
+/* The references (a CPU backend per precision some path compares with) and a backend per
+ * path, each loaded with the start volume, and the comparison buffers. A path's CPU
+ * threads override the problem's. */
+static int open_paths(vrun *r, refs *f, dbtr_mlem *m) {
+  int rc;
+  for (size_t i = 0; i < r->n_paths; i++) r->have_ref[r->paths[i].ref] = 1;
+  for (int p = 0; p < 2; p++) {
+    if (!r->have_ref[p]) continue;
+    size_t es = p ? sizeof(double) : sizeof(float);
+    if ((rc = dbtr_cpu_backend_create(&f->b[p], p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, &m->prob)) ||
+        (rc = dbtr_mlem_load(m, f->b[p], NULL, 0.0)) || (rc = dbtr_alloc(&f->vol[p], m->n_vox, es, "reference")) ||
+        (rc = dbtr_alloc(&f->prev[p], m->n_vox, es, "reference")) ||
+        (rc = dbtr_alloc(&f->proj[p], m->n_proj, es, "reference")) ||
+        (rc = dbtr_alloc((void **)&r->ref_dev[p], r->iterations, sizeof(double), "reference")) ||
+        (rc = f->b[p]->get_volume(f->b[p], f->vol[p])))
+      return rc;
+  }
+  for (size_t i = 0; i < r->n_paths; i++) {
+    vpath *p = &r->paths[i];
+    dbtr_problem prob = m->prob;
+    if (!p->is_gpu) prob.threads = p->threads;
+    rc = p->is_gpu ? dbtr_gpu_backend_create(&p->b, p->mode, &prob) : dbtr_cpu_backend_create(&p->b, p->prec, &prob);
+    if (!rc) rc = dbtr_mlem_load(m, p->b, NULL, 0.0);
+    if (rc) return rc;
+  }
+  if ((rc = dbtr_alloc(&f->pv, m->n_vox, sizeof(double), "volume")) ||
+      (rc = dbtr_alloc(&f->pp, m->n_proj, sizeof(double), "projections")) ||
+      (rc = dbtr_alloc(&f->rv, m->n_vox, sizeof(double), "volume")))
+    return rc;
+  return dbtr_alloc(&f->rp, m->n_proj, sizeof(double), "projections");
+}
+
+/* --save-diffs: each path's final volume, its difference from its reference, and the
+ * references' volumes. */
+static int save_diffs(const char *dir, const vrun *r, refs *f, const dbtr_mlem *m, const dbtr_grid *grid) {
+  int rc = 0;
+  mkdir(dir, 0755);
+  for (size_t i = 0; i < r->n_paths && !rc; i++) {
+    const vpath *p = &r->paths[i];
+    if ((rc = p->b->get_volume(p->b, f->pv))) break;
+    const void *rv = ref_in(f, p->ref, p->prec, 0, m->n_vox, f->rv);
+    rc = save_volume(dir, p->name, "", grid, p->prec, f->pv, NULL, m->n_vox);
+    if (!rc) rc = save_volume(dir, p->name, "-diff", grid, p->prec, f->pv, rv, m->n_vox);
+  }
+  for (int p = 0; p < 2 && !rc; p++)
+    if (r->have_ref[p])
+      rc = save_volume(dir, p ? "cpu-double" : "cpu-float", "", grid, p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT,
+                       f->vol[p], NULL, m->n_vox);
+  return rc;
+}
+
+/* One iteration: the references first, then every path against them, with its rows. */
+static int iterate(vrun *r, refs *f, dbtr_mlem *m, size_t it, int quiet) {
+  int rc;
+  for (int p = 0; p < 2; p++) {
+    if (!r->have_ref[p]) continue;
+    size_t es = p ? sizeof(double) : sizeof(float);
+    memcpy(f->prev[p], f->vol[p], m->n_vox * es);
+    if ((rc = dbtr_mlem_iterate(m, f->b[p], &r->ref_dev[p][it])) || (rc = f->b[p]->get_volume(f->b[p], f->vol[p])) ||
+        (rc = f->b[p]->get_projections(f->b[p], f->proj[p])))
+      return rc;
+  }
+  for (size_t i = 0; i < r->n_paths; i++) {
+    vpath *p = &r->paths[i];
+    if ((rc = step_path(r, p, f, m, it))) return rc;
+    if (!quiet) {
+      char label[64];
+      snprintf(label, sizeof label, "%s (%s)", p->name, p->ref ? "cpu-double" : "cpu-float");
+      print_row(it + 1, label, "proj", &p->proj[it], p->deviance[it]);
+      print_row(it + 1, "", "vol", &p->vol[it], p->deviance[it]);
+    }
+  }
+  return 0;
+}
+
+/* The problem in one line, then the table's column heads. */
+static void print_header(const vrun *r, const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo algo,
+                         const char *gpu_name) {
+  printf("dbtr validate: %s, %zu views of %zu x %zu, volume %zu x %zu x %zu, %s ML-EM, %zu subset%s, %s%s%s\n",
+         r->scan, scan->geom.n_views, scan->geom.n_cols, scan->geom.n_rows, grid->nx, grid->ny, grid->nz,
+         algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", r->subsets, r->subsets == 1 ? "" : "s",
+         r->lockstep ? "lockstep" : "free-running", gpu_name ? ", GPU: " : ", no GPU", gpu_name ? gpu_name : "");
+  printf("%4s  %-30s %-5s %10s %9s %11s %11s %10s %7s %10s %8s %14s\n", "iter", "path (vs reference)", "what", "differ",
+         "%", "max|d|", "mean|d|", "max ulp", "med ulp", "rel L2", "u16", "deviance");
+}
+
+static void release(vrun *r, refs *f) {
+  for (size_t i = 0; i < r->n_paths; i++) {
+    dbtr_backend_destroy(&r->paths[i].b);
+    free(r->paths[i].proj);
+    free(r->paths[i].vol);
+    free(r->paths[i].deviance);
+  }
+  free(r->paths);
+  for (int p = 0; p < 2; p++) {
+    dbtr_backend_destroy(&f->b[p]);
+    free(f->vol[p]);
+    free(f->prev[p]);
+    free(f->proj[p]);
+    free(r->ref_dev[p]);
+  }
+  free(f->pv);
+  free(f->pp);
+  free(f->rv);
+  free(f->rp);
+}
+
 int dbtr_cmd_validate(int argc, char **argv) {
   const char *cmd = "validate", *in = NULL, *modes = NULL, *expect = NULL, *report = NULL, *diffs = NULL, *pos;
   vrun r = {0};
@@ -283,72 +390,11 @@ int dbtr_cmd_validate(int argc, char **argv) {
   if ((rc = app_expand_data(&scan, algo, &y, &i0))) goto fail;
   dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
   if ((rc = dbtr_mlem_init(&m, &data, r.subsets, threads))) goto fail;
-  for (size_t i = 0; i < r.n_paths; i++) r.have_ref[r.paths[i].ref] = 1;
-  /* The references, and a backend per path; a path's CPU threads override the problem's. */
-  for (int p = 0; p < 2; p++) {
-    if (!r.have_ref[p]) continue;
-    size_t es = p ? sizeof(double) : sizeof(float);
-    if ((rc = dbtr_cpu_backend_create(&f.b[p], p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, &m.prob)) ||
-        (rc = dbtr_mlem_load(&m, f.b[p], NULL, 0.0)) || (rc = dbtr_alloc(&f.vol[p], m.n_vox, es, "reference")) ||
-        (rc = dbtr_alloc(&f.prev[p], m.n_vox, es, "reference")) || (rc = dbtr_alloc(&f.proj[p], m.n_proj, es, "reference")) ||
-        (rc = dbtr_alloc((void **)&r.ref_dev[p], r.iterations, sizeof(double), "reference")) ||
-        (rc = f.b[p]->get_volume(f.b[p], f.vol[p])))
-      goto fail;
-  }
-  for (size_t i = 0; i < r.n_paths; i++) {
-    vpath *p = &r.paths[i];
-    dbtr_problem prob = m.prob;
-    if (!p->is_gpu) prob.threads = p->threads;
-    rc = p->is_gpu ? dbtr_gpu_backend_create(&p->b, p->mode, &prob) : dbtr_cpu_backend_create(&p->b, p->prec, &prob);
-    if (!rc) rc = dbtr_mlem_load(&m, p->b, NULL, 0.0);
-    if (rc) goto fail;
-  }
-  if ((rc = dbtr_alloc(&f.pv, m.n_vox, sizeof(double), "volume")) || (rc = dbtr_alloc(&f.pp, m.n_proj, sizeof(double), "projections")) ||
-      (rc = dbtr_alloc(&f.rv, m.n_vox, sizeof(double), "volume")) || (rc = dbtr_alloc(&f.rp, m.n_proj, sizeof(double), "projections")))
-    goto fail;
-  if (!quiet) {
-    printf("dbtr validate: %s, %zu views of %zu x %zu, volume %zu x %zu x %zu, %s ML-EM, %zu subset%s, %s%s%s\n", in,
-           scan.geom.n_views, scan.geom.n_cols, scan.geom.n_rows, grid.nx, grid.ny, grid.nz,
-           algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", r.subsets, r.subsets == 1 ? "" : "s",
-           r.lockstep ? "lockstep" : "free-running", gpu ? ", GPU: " : ", no GPU", gpu ? gpu_name : "");
-    printf("%4s  %-30s %-5s %10s %9s %11s %11s %10s %7s %10s %8s %14s\n", "iter", "path (vs reference)", "what", "differ",
-           "%", "max|d|", "mean|d|", "max ulp", "med ulp", "rel L2", "u16", "deviance");
-  }
-  for (size_t it = 0; it < r.iterations; it++) {
-    for (int p = 0; p < 2; p++) {
-      if (!r.have_ref[p]) continue;
-      size_t es = p ? sizeof(double) : sizeof(float);
-      memcpy(f.prev[p], f.vol[p], m.n_vox * es);
-      if ((rc = dbtr_mlem_iterate(&m, f.b[p], &r.ref_dev[p][it])) || (rc = f.b[p]->get_volume(f.b[p], f.vol[p])) ||
-          (rc = f.b[p]->get_projections(f.b[p], f.proj[p])))
-        goto fail;
-    }
-    for (size_t i = 0; i < r.n_paths; i++) {
-      vpath *p = &r.paths[i];
-      if ((rc = step_path(&r, p, &f, &m, it))) goto fail;
-      if (!quiet) {
-        char label[64];
-        snprintf(label, sizeof label, "%s (%s)", p->name, p->ref ? "cpu-double" : "cpu-float");
-        print_row(it + 1, label, "proj", &p->proj[it], p->deviance[it]);
-        print_row(it + 1, "", "vol", &p->vol[it], p->deviance[it]);
-      }
-    }
-    if (diffs && it + 1 == r.iterations) {
-      mkdir(diffs, 0755);
-      for (size_t i = 0; i < r.n_paths && !rc; i++) {
-        vpath *p = &r.paths[i];
-        if ((rc = p->b->get_volume(p->b, f.pv))) break;
-        const void *rv = ref_in(&f, p->ref, p->prec, 0, m.n_vox, f.rv);
-        rc = save_volume(diffs, p->name, "", &grid, p->prec, f.pv, NULL, m.n_vox);
-        if (!rc) rc = save_volume(diffs, p->name, "-diff", &grid, p->prec, f.pv, rv, m.n_vox);
-      }
-      for (int p = 0; p < 2 && !rc; p++)
-        if (r.have_ref[p])
-          rc = save_volume(diffs, p ? "cpu-double" : "cpu-float", "", &grid, p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT,
-                           f.vol[p], NULL, m.n_vox);
-      if (rc) goto fail;
-    }
-  }
+  if ((rc = open_paths(&r, &f, &m))) goto fail;
+  if (!quiet) print_header(&r, &scan, &grid, algo, gpu ? gpu_name : NULL);
+  for (size_t it = 0; it < r.iterations; it++)
+    if ((rc = iterate(&r, &f, &m, it, quiet))) goto fail;
+  if (diffs && (rc = save_diffs(diffs, &r, &f, &m, &grid))) goto fail;
   printf("\nverdicts (%zu iterations, %s):\n", r.iterations, r.lockstep ? "lockstep" : "free-running");
   for (size_t i = 0; i < r.n_paths; i++) {
     char v[256];
@@ -362,24 +408,7 @@ int dbtr_cmd_validate(int argc, char **argv) {
 fail:
   ex = cli_fail(cmd, rc);
 done:
-  for (size_t i = 0; i < r.n_paths; i++) {
-    dbtr_backend_destroy(&r.paths[i].b);
-    free(r.paths[i].proj);
-    free(r.paths[i].vol);
-    free(r.paths[i].deviance);
-  }
-  free(r.paths);
-  for (int p = 0; p < 2; p++) {
-    dbtr_backend_destroy(&f.b[p]);
-    free(f.vol[p]);
-    free(f.prev[p]);
-    free(f.proj[p]);
-    free(r.ref_dev[p]);
-  }
-  free(f.pv);
-  free(f.pp);
-  free(f.rv);
-  free(f.rp);
+  release(&r, &f);
   free(i0);
   free(y);
   dbtr_mlem_free(&m);
