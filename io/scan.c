@@ -540,9 +540,13 @@ size_t dbtr_scan_i0_count(const dbtr_scan *s) {
 
 /* ---- writer ---- */
 
+/* Objects are created without HDF5's modification times (H5Pset_obj_track_times), so that
+ * the same scan written twice gives the same bytes: a file's checksum then identifies its
+ * contents. */
 typedef struct {
   const char *path; /* the final name, for messages */
   hid_t file;
+  hid_t dcpl, gcpl; /* dataset and group creation lists without times */
 } writer;
 
 static int write_fail(const writer *w, const char *name) {
@@ -580,7 +584,7 @@ static int write_doubles(const writer *w, const char *name, int rank, const hsiz
   hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR), d = H5I_INVALID_HID;
   herr_t st = sp >= 0 ? 0 : -1;
   if (st >= 0)
-    st = (d = H5Dcreate2(w->file, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
+    st = (d = H5Dcreate2(w->file, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, w->dcpl, H5P_DEFAULT)) >= 0 ? 0 : -1;
   if (st >= 0) st = H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
   int rc = st < 0 ? write_fail(w, name) : 0;
   close_id(&d, H5Dclose);
@@ -618,7 +622,7 @@ static int write_projections(const writer *w, const dbtr_scan *s, const dbtr_sca
   hsize_t dims[3] = {g->n_views, g->n_rows, g->n_cols}, one[3] = {1, g->n_rows, g->n_cols};
   void *buf = NULL;
   hid_t fsp = H5Screate_simple(3, dims, NULL), msp = H5Screate_simple(3, one, NULL);
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), d = H5I_INVALID_HID;
+  hid_t dcpl = H5Pcopy(w->dcpl), d = H5I_INVALID_HID;
   herr_t st = fsp >= 0 && msp >= 0 && dcpl >= 0 ? 0 : -1;
   if (st >= 0 && o->gzip_level > 0) st = H5Pset_chunk(dcpl, 3, one);
   if (st >= 0 && o->gzip_level > 0) st = H5Pset_deflate(dcpl, (unsigned)o->gzip_level);
@@ -656,7 +660,7 @@ static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_w
     int rank = i0_rank(s->i0_shape);
     rc = write_doubles(w, "/i0", rank, rank == 2 ? full + 1 : full, s->i0);
   }
-  hid_t grp = rc ? H5I_INVALID_HID : H5Gcreate2(w->file, "/geometry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t grp = rc ? H5I_INVALID_HID : H5Gcreate2(w->file, "/geometry", H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
   if (!rc && grp < 0) rc = write_fail(w, "/geometry");
   close_id(&grp, H5Gclose);
   const double *src[4] = {g->source, g->detector_center, g->detector_u, g->detector_v};
@@ -665,7 +669,7 @@ static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_w
   if (rc || !s->has_grid) return rc;
   long long dims[3] = {(long long)s->grid.nx, (long long)s->grid.ny, (long long)s->grid.nz};
   double size[3] = {s->grid.dx, s->grid.dy, s->grid.dz};
-  grp = H5Gcreate2(w->file, "/volume", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  grp = H5Gcreate2(w->file, "/volume", H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
   if (grp < 0) return write_fail(w, "/volume");
   rc = write_num_attr(w, grp, "dims", H5T_STD_I64LE, H5T_NATIVE_LLONG, 3, dims, "/volume attribute 'dims'");
   if (!rc)
@@ -717,10 +721,18 @@ int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_
   dbtr_atomic_file af;
   rc = dbtr_atomic_begin(&af, path);
   if (rc) return rc;
-  writer w = {path, H5Fcreate(af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)};
-  if (w.file < 0) rc = write_fail(&w, "file");
+  /* The root group's times are set through the file creation list. */
+  writer w = {path, H5I_INVALID_HID, H5Pcreate(H5P_DATASET_CREATE), H5Pcreate(H5P_GROUP_CREATE)};
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (w.dcpl < 0 || w.gcpl < 0 || fcpl < 0 || H5Pset_obj_track_times(w.dcpl, 0) < 0 ||
+      H5Pset_obj_track_times(w.gcpl, 0) < 0 || H5Pset_obj_track_times(fcpl, 0) < 0)
+    rc = write_fail(&w, "creation properties");
+  if (!rc && (w.file = H5Fcreate(af.tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT)) < 0) rc = write_fail(&w, "file");
   if (!rc) rc = write_contents(&w, s, o);
   if (w.file >= 0 && H5Fclose(w.file) < 0 && !rc) rc = write_fail(&w, "file");
+  close_id(&fcpl, H5Pclose);
+  close_id(&w.gcpl, H5Pclose);
+  close_id(&w.dcpl, H5Pclose);
   if (rc) {
     dbtr_atomic_abort(&af);
     return rc;

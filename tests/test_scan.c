@@ -6,7 +6,10 @@
  * and the dataset or attribute at fault, and leave the struct zeroed. Bad files are made
  * by writing a valid scan and then breaking one thing in it with the HDF5 API. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/scan.h"
@@ -201,6 +204,47 @@ DBTR_TEST(roundtrip_gzip_chunked) {
   H5Fclose(f);
   dbtr_scan_free(&s);
   dbtr_scan_free(&back);
+  tmp_remove(dir);
+}
+
+/* The whole file, or NULL; *n its size. */
+static unsigned char *file_bytes(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  unsigned char *buf = NULL;
+  long len = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+  if (len > 0 && fseek(fp, 0, SEEK_SET) == 0 && (buf = malloc((size_t)len)) &&
+      fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(fp);
+  *n = len > 0 ? (size_t)len : 0;
+  return buf;
+}
+
+/* The same scan written twice gives the same bytes: HDF5 would store each object's
+ * modification time, in seconds, so the second write waits 1.1 s to land in another one. */
+DBTR_TEST(write_is_reproducible) {
+  char dir[64], a[256], b[256];
+  dbtr_scan s;
+  REQUIRE(tmp_make(dir) == 0);
+  REQUIRE_OK(make_scan(&s, DBTR_QUANTITY_COUNTS, DBTR_I0_PER_VIEW));
+  tmp_path(a, dir, "a.h5");
+  tmp_path(b, dir, "b.h5");
+  dbtr_scan_write_opts o = {DBTR_DTYPE_FLOAT32, 4};
+  REQUIRE_OK(dbtr_scan_write(&s, a, &o));
+  struct timespec pause = {1, 100000000};
+  nanosleep(&pause, NULL);
+  REQUIRE_OK(dbtr_scan_write(&s, b, &o));
+  size_t na = 0, nb = 0;
+  unsigned char *ba = file_bytes(a, &na), *bb = file_bytes(b, &nb);
+  REQUIRE(ba && bb);
+  CHECK_EQ_U64(na, nb);
+  CHECK(na == nb && memcmp(ba, bb, na) == 0);
+  free(ba);
+  free(bb);
+  dbtr_scan_free(&s);
   tmp_remove(dir);
 }
 
@@ -707,10 +751,11 @@ DBTR_TEST(docs_example) {
   tmp_remove(dir);
 }
 
-DBTR_TEST_MAIN(write_out_of_space_keeps_previous, roundtrip_float64, roundtrip_float32, roundtrip_uint16, roundtrip_uint32, roundtrip_i0_shapes,
-               roundtrip_gzip_chunked, read_big_endian_vlen_strings, read_volume_dataset, accept_counts_above_i0,
-               refuse_missing_file, refuse_not_hdf5, refuse_truncated, refuse_format_attrs, refuse_missing_dataset,
-               refuse_wrong_rank, refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry,
-               refuse_nonfinite_projections, refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype,
-               refuse_quantity, refuse_volume_attrs, refuse_steep_geometry, write_missing_folder,
-               write_failure_leaves_nothing, write_refuses_bad_input, docs_example)
+DBTR_TEST_MAIN(write_out_of_space_keeps_previous, roundtrip_float64, roundtrip_float32, roundtrip_uint16,
+               roundtrip_uint32, roundtrip_i0_shapes, roundtrip_gzip_chunked, write_is_reproducible,
+               read_big_endian_vlen_strings, read_volume_dataset, accept_counts_above_i0, refuse_missing_file,
+               refuse_not_hdf5, refuse_truncated, refuse_format_attrs, refuse_missing_dataset, refuse_wrong_rank,
+               refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
+               refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
+               refuse_steep_geometry, write_missing_folder, write_failure_leaves_nothing, write_refuses_bad_input,
+               docs_example)
