@@ -80,15 +80,32 @@ classify() {
 # wild address of HDF5's may land next to any buffer). A finding judged ours although the
 # access was inside libhdf5 is run again alone in a fresh process; it is HDF5's when that
 # report is judged HDF5's. A finding with the access in our code is never run again.
-judge() { # log unit
-  verdict=$(classify "$1")
-  if [ "$verdict" = ours ] && [ -n "$2" ] &&
-    [ "$(awk -v root="$root/" -v access=1 -f "$root/.ci/fuzz_classify.awk" "$1")" = hdf5 ]; then
-    "$build/tests/fuzz_$t" -runs=1 -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=4096 "$2" >"$1.alone" 2>&1 ||
-      verdict=$(classify "$1.alone")
+judge() { # target log unit
+  verdict=$(classify "$2")
+  alone="$build/fuzz/$(basename "$2").alone"
+  if [ "$verdict" = ours ] && [ -n "$3" ] &&
+    [ "$(awk -v root="$root/" -v access=1 -f "$root/.ci/fuzz_classify.awk" "$2")" = hdf5 ]; then
+    "$build/tests/fuzz_$1" -runs=1 -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=4096 "$3" >"$alone" 2>&1 ||
+      verdict=$(classify "$alone")
   fi
   echo "$verdict"
 }
+
+# judge's second opinion, checked before any fuzzing on a report judged ours with the
+# access inside libhdf5: it must turn to HDF5's when the input, run alone, fails inside
+# libhdf5 (a kept HDF5 bug), and stay ours when the input runs clean (a valid seed).
+mkdir -p "$build/fuzz"
+case " $targets " in *" scan "*)
+  report="$root/tests/fuzz/logs/ours.hdf5_overruns_unattributed_buffer.log"
+  a=$(judge scan "$report" "$root/tests/fuzz/hdf5_known/attr_exists_wild_memcpy")
+  b=$(judge scan "$report" "$root/tests/fuzz/corpus_scan/f32_scalar_i0.h5")
+  if [ "$a" != hdf5 ] || [ "$b" != ours ]; then
+    echo "== the second opinion is broken: $a (expected hdf5) and $b (expected ours)" >&2
+    exit 1
+  fi
+  echo "== second opinion checked: a kept HDF5 failure run alone is HDF5's, a clean input stays ours"
+  ;;
+esac
 
 status=0
 summary=
@@ -128,7 +145,7 @@ for t in $targets; do
     last=$(grep -a -E '^#[0-9]+' "$log" | tail -n 1 || true)
     [ "$rc" -ne 0 ] || break
     unit=$(sed -n "s/.*Test unit written to //p" "$log" | tail -n 1)
-    if [ "$(judge "$log" "$unit")" = hdf5 ] && [ "${FUZZ_STRICT:-0}" != 1 ] && [ -n "$unit" ]; then
+    if [ "$(judge "$t" "$log" "$unit")" = hdf5 ] && [ "${FUZZ_STRICT:-0}" != 1 ] && [ -n "$unit" ]; then
       hdf5=$((hdf5 + 1))
       why=$(grep -a -m1 -E 'SUMMARY|ERROR' "$log")
       echo "-- round $round: a failure inside libhdf5 ($why); input set aside in $known"
