@@ -1,5 +1,5 @@
-/* io/scan.c: reads and writes the HDF5 scan file, format "dbtr-scan" version 1
- * (docs/scan-format.md, ARCHITECTURE.md "The scan file").
+/* io/scan.c: reads the HDF5 scan file, format "dbtr-scan" version 1 (docs/scan-format.md,
+ * ARCHITECTURE.md "The scan file"); io/scan_write.c writes it.
  *
  * The reader is the gate every scan passes before a projector sees it: it checks the
  * format attributes, every shape against /projections, sizes for overflow before any
@@ -16,16 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic_file.h"
+#include "io/scan_h5.h"
 #include "recon/error.h"
 
-#define DBTR__SCAN_FORMAT "dbtr-scan"
-#define DBTR__SCAN_VERSION 1
+const char *const dbtr__scan_geom_names[4] = {"/geometry/source", "/geometry/detector_center",
+                                              "/geometry/detector_u", "/geometry/detector_v"};
 
-static const char *const geom_names[4] = {"/geometry/source", "/geometry/detector_center", "/geometry/detector_u",
-                                          "/geometry/detector_v"};
-
-/* ---- HDF5 helpers shared by reader and writer ---- */
+/* ---- HDF5 helpers shared with the writer (io/scan_h5.h) ---- */
 
 typedef struct {
   char *buf;
@@ -42,17 +39,14 @@ static herr_t reason_cb(unsigned n, const H5E_error2_t *e, void *data) {
   return 0;
 }
 
-/* The innermost HDF5 error ("truncated file: eof = ..."), so that our one-line message
- * carries the cause without HDF5 printing its whole stack. Call right after the failure:
- * the next HDF5 call clears the stack. */
-static const char *h5_reason(char *buf, size_t cap) {
+const char *dbtr__h5_reason(char *buf, size_t cap) {
   reason_buf r = {buf, cap};
   snprintf(buf, cap, "HDF5 gave no reason");
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, reason_cb, &r);
   return buf;
 }
 
-static void close_id(hid_t *id, herr_t (*fn)(hid_t)) {
+void dbtr__h5_close(hid_t *id, herr_t (*fn)(hid_t)) {
   if (*id >= 0) fn(*id);
   *id = H5I_INVALID_HID;
 }
@@ -70,8 +64,7 @@ static const char *shape_str(char *buf, size_t cap, int rank, const hsize_t *dim
   return buf;
 }
 
-/* The rank /i0 has in the file for each shape: scalar, (n_views), (n_rows, n_cols), full. */
-static int i0_rank(dbtr_i0_shape shape) {
+int dbtr__scan_i0_rank(dbtr_i0_shape shape) {
   return shape == DBTR_I0_SCALAR ? 0 : shape == DBTR_I0_PER_VIEW ? 1 : shape == DBTR_I0_PER_PIXEL ? 2 : 3;
 }
 
@@ -107,7 +100,8 @@ static int open_dataset(const reader *r, const char *name, int required, hid_t *
     return required ? dbtr_err(DBTR_EFORMAT, "%s: %s: missing dataset", r->path, name) : 0;
   *out = H5Dopen2(r->file, name, H5P_DEFAULT);
   if (*out < 0)
-    return dbtr_err(DBTR_EFORMAT, "%s: %s: not a readable dataset (%s)", r->path, name, h5_reason(why, sizeof why));
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: not a readable dataset (%s)", r->path, name,
+                    dbtr__h5_reason(why, sizeof why));
   return 0;
 }
 
@@ -165,9 +159,9 @@ static int check_storage(const reader *r, hid_t d, const char *name) {
   size_t elem = t >= 0 ? H5Tget_size(t) : 0;
   hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
   hsize_t have = H5Dget_storage_size(d);
-  close_id(&dcpl, H5Pclose);
-  close_id(&t, H5Tclose);
-  close_id(&sp, H5Sclose);
+  dbtr__h5_close(&dcpl, H5Pclose);
+  dbtr__h5_close(&t, H5Tclose);
+  dbtr__h5_close(&sp, H5Sclose);
   if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) return 0;
   if (elem == 0 || n < 0 || have / elem < (hsize_t)n)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: the file stores %llu bytes of it; its shape needs %lld values of %zu bytes",
@@ -180,7 +174,7 @@ static int read_doubles(const reader *r, hid_t d, const char *name, double *out)
   int rc = check_storage(r, d, name);
   if (rc) return rc;
   if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
-    return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, h5_reason(why, sizeof why));
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, dbtr__h5_reason(why, sizeof why));
   return 0;
 }
 
@@ -223,8 +217,8 @@ static int open_attr(const reader *r, hid_t obj, const char *attr, const char *l
   hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
   char tn[32];
   if (t >= 0) type_str(tn, sizeof tn, t);
-  close_id(&t, H5Tclose);
-  close_id(&sp, H5Sclose);
+  dbtr__h5_close(&t, H5Tclose);
+  dbtr__h5_close(&sp, H5Sclose);
   int ok_cls = cls == H5T_NO_CLASS ? (c == H5T_INTEGER || c == H5T_FLOAT) : c == cls;
   int rc = 0;
   if (a < 0 || c == H5T_NO_CLASS)
@@ -235,7 +229,7 @@ static int open_attr(const reader *r, hid_t obj, const char *attr, const char *l
   else if (n != count)
     rc = dbtr_err(DBTR_EFORMAT, "%s: %s: %lld values; %lld expected", r->path, label, (long long)n, (long long)count);
   if (rc) {
-    close_id(&a, H5Aclose);
+    dbtr__h5_close(&a, H5Aclose);
     return rc;
   }
   *out = a;
@@ -269,9 +263,9 @@ static int read_str_attr(const reader *r, hid_t obj, const char *attr, const cha
   /* The value is quoted in messages, which stay one printable line whatever the file holds. */
   for (char *c = out; *c; c++) *c = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
   if (st < 0) rc = dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read the string", r->path, label);
-  close_id(&mt, H5Tclose);
-  close_id(&ft, H5Tclose);
-  close_id(&a, H5Aclose);
+  dbtr__h5_close(&mt, H5Tclose);
+  dbtr__h5_close(&ft, H5Tclose);
+  dbtr__h5_close(&a, H5Aclose);
   return rc;
 }
 
@@ -388,14 +382,14 @@ static int read_geometry(reader *r, dbtr_scan *s) {
    * views than memory holds, and the geometry then shows the damage (found by fuzzing,
    * tests/fuzz/regress_scan/views_beyond_memory). */
   for (int i = 0; i < 4 && !rc; i++) {
-    rc = open_dataset(r, geom_names[i], 1, &d[i]);
-    if (!rc) rc = get_shape(r, d[i], geom_names[i], &rank, dims);
-    if (!rc) rc = check_numeric(r, d[i], geom_names[i]);
+    rc = open_dataset(r, dbtr__scan_geom_names[i], 1, &d[i]);
+    if (!rc) rc = get_shape(r, d[i], dbtr__scan_geom_names[i], &rank, dims);
+    if (!rc) rc = check_numeric(r, d[i], dbtr__scan_geom_names[i]);
     if (!rc && (rank != 2 || dims[1] != 3))
-      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: shape %s; expected (n_views, 3)", r->path, geom_names[i],
+      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: shape %s; expected (n_views, 3)", r->path, dbtr__scan_geom_names[i],
                     shape_str(sh, sizeof sh, rank, dims));
     if (!rc && dims[0] != r->dims[0])
-      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: %llu views, but /projections has %llu", r->path, geom_names[i],
+      rc = dbtr_err(DBTR_EFORMAT, "%s: %s: %llu views, but /projections has %llu", r->path, dbtr__scan_geom_names[i],
                     (unsigned long long)dims[0], (unsigned long long)r->dims[0]);
   }
   if (!rc && (rc = dbtr_geom_init(&s->geom, (size_t)r->dims[0], (size_t)r->dims[1], (size_t)r->dims[2]))) {
@@ -404,10 +398,10 @@ static int read_geometry(reader *r, dbtr_scan *s) {
   }
   double *dst[4] = {s->geom.source, s->geom.detector_center, s->geom.detector_u, s->geom.detector_v};
   for (int i = 0; i < 4 && !rc; i++) {
-    rc = read_doubles(r, d[i], geom_names[i], dst[i]);
-    if (!rc) rc = check_values(r, geom_names[i], dst[i], 3 * s->geom.n_views, 2, dims, ANY_FINITE);
+    rc = read_doubles(r, d[i], dbtr__scan_geom_names[i], dst[i]);
+    if (!rc) rc = check_values(r, dbtr__scan_geom_names[i], dst[i], 3 * s->geom.n_views, 2, dims, ANY_FINITE);
   }
-  for (int i = 0; i < 4; i++) close_id(&d[i], H5Dclose);
+  for (int i = 0; i < 4; i++) dbtr__h5_close(&d[i], H5Dclose);
   return rc;
 }
 
@@ -456,7 +450,7 @@ static int read_arrays(reader *r, dbtr_scan *s) {
   rc = dbtr_alloc(&p, m, sizeof(double), what);
   s->i0 = p;
   if (!rc) rc = read_doubles(r, r->i0, "/i0", s->i0);
-  int rank = i0_rank(s->i0_shape);
+  int rank = dbtr__scan_i0_rank(s->i0_shape);
   const hsize_t *dims = rank == 2 ? r->dims + 1 : r->dims;
   if (!rc) rc = check_values(r, "/i0", s->i0, m, rank, dims, POSITIVE);
   return rc;
@@ -472,7 +466,7 @@ static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), vo
   r->file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (r->file < 0)
     return dbtr_err(DBTR_EFORMAT, "%s: cannot open as HDF5, truncated or damaged? (%s)", r->path,
-                    h5_reason(why, sizeof why));
+                    dbtr__h5_reason(why, sizeof why));
   char geom_what[1200], grid_what[1200];
   snprintf(geom_what, sizeof geom_what, "%s: /geometry", r->path);
   snprintf(grid_what, sizeof grid_what, "%s: /volume", r->path);
@@ -500,9 +494,9 @@ int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(vo
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}};
   int rc = read_file(&r, s, header_done, ctx);
-  close_id(&r.i0, H5Dclose);
-  close_id(&r.proj, H5Dclose);
-  close_id(&r.file, H5Fclose);
+  dbtr__h5_close(&r.i0, H5Dclose);
+  dbtr__h5_close(&r.proj, H5Dclose);
+  dbtr__h5_close(&r.file, H5Fclose);
   if (rc) dbtr_scan_free(s);
   return rc;
 }
@@ -536,206 +530,4 @@ size_t dbtr_scan_i0_count(const dbtr_scan *s) {
   case DBTR_I0_NONE: break;
   }
   return 0;
-}
-
-/* ---- writer ---- */
-
-/* Objects are created without HDF5's modification times (H5Pset_obj_track_times), so that
- * the same scan written twice gives the same bytes: a file's checksum then identifies its
- * contents. */
-typedef struct {
-  const char *path; /* the final name, for messages */
-  hid_t file;
-  hid_t dcpl, gcpl; /* dataset and group creation lists without times */
-} writer;
-
-static int write_fail(const writer *w, const char *name) {
-  char why[256];
-  return dbtr_err(DBTR_EIO, "%s: %s: cannot write (%s)", w->path, name, h5_reason(why, sizeof why));
-}
-
-static int write_str_attr(const writer *w, hid_t obj, const char *attr, const char *value, const char *label) {
-  hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-  herr_t st = t >= 0 && sp >= 0 ? H5Tset_size(t, strlen(value)) : -1;
-  if (st >= 0) st = H5Tset_strpad(t, H5T_STR_NULLPAD);
-  if (st >= 0) st = (a = H5Acreate2(obj, attr, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
-  if (st >= 0) st = H5Awrite(a, t, value);
-  int rc = st < 0 ? write_fail(w, label) : 0;
-  close_id(&a, H5Aclose);
-  close_id(&sp, H5Sclose);
-  close_id(&t, H5Tclose);
-  return rc;
-}
-
-/* A numeric attribute of n values (n = 0: scalar), stored as file_type. */
-static int write_num_attr(const writer *w, hid_t obj, const char *attr, hid_t file_type, hid_t mem_type,
-                          hsize_t n, const void *value, const char *label) {
-  hid_t sp = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-  herr_t st = sp >= 0 && (a = H5Acreate2(obj, attr, file_type, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
-  if (st >= 0) st = H5Awrite(a, mem_type, value);
-  int rc = st < 0 ? write_fail(w, label) : 0;
-  close_id(&a, H5Aclose);
-  close_id(&sp, H5Sclose);
-  return rc;
-}
-
-/* A float64 dataset of the given shape (rank 0: scalar). */
-static int write_doubles(const writer *w, const char *name, int rank, const hsize_t *dims, const double *v) {
-  hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR), d = H5I_INVALID_HID;
-  herr_t st = sp >= 0 ? 0 : -1;
-  if (st >= 0)
-    st = (d = H5Dcreate2(w->file, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, w->dcpl, H5P_DEFAULT)) >= 0 ? 0 : -1;
-  if (st >= 0) st = H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-  int rc = st < 0 ? write_fail(w, name) : 0;
-  close_id(&d, H5Dclose);
-  close_id(&sp, H5Sclose);
-  return rc;
-}
-
-/* Rounded half away from zero and saturated: NaN and negatives to 0, above max to max. */
-static double round_saturate(double x, double max) {
-  if (!(x > 0.0)) return 0.0;
-  double y = round(x);
-  return y > max ? max : y;
-}
-
-/* Converts view k into buf as the stored dtype wants it. */
-static void convert_view(const double *src, size_t n, dbtr_dtype dtype, void *buf) {
-  for (size_t i = 0; i < n; i++) {
-    switch (dtype) {
-    case DBTR_DTYPE_FLOAT32: ((float *)buf)[i] = (float)src[i]; break;
-    case DBTR_DTYPE_UINT16: ((uint16_t *)buf)[i] = (uint16_t)round_saturate(src[i], 65535.0); break;
-    case DBTR_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)round_saturate(src[i], 4294967295.0); break;
-    case DBTR_DTYPE_FLOAT64: ((double *)buf)[i] = src[i]; break;
-    }
-  }
-}
-
-/* /projections one view at a time, so conversion needs one view of memory; with gzip,
- * a chunk is one view, the unit a reader of one view wants. */
-static int write_projections(const writer *w, const dbtr_scan *s, const dbtr_scan_write_opts *o) {
-  static const size_t elem[4] = {4, 8, 2, 4};
-  hid_t file_t[4] = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_STD_U16LE, H5T_STD_U32LE};
-  hid_t mem_t[4] = {H5T_NATIVE_FLOAT, H5T_NATIVE_DOUBLE, H5T_NATIVE_UINT16, H5T_NATIVE_UINT32};
-  const dbtr_geom *g = &s->geom;
-  size_t per_view = g->n_rows * g->n_cols; /* checked by the caller */
-  hsize_t dims[3] = {g->n_views, g->n_rows, g->n_cols}, one[3] = {1, g->n_rows, g->n_cols};
-  void *buf = NULL;
-  hid_t fsp = H5Screate_simple(3, dims, NULL), msp = H5Screate_simple(3, one, NULL);
-  hid_t dcpl = H5Pcopy(w->dcpl), d = H5I_INVALID_HID;
-  herr_t st = fsp >= 0 && msp >= 0 && dcpl >= 0 ? 0 : -1;
-  if (st >= 0 && o->gzip_level > 0) st = H5Pset_chunk(dcpl, 3, one);
-  if (st >= 0 && o->gzip_level > 0) st = H5Pset_deflate(dcpl, (unsigned)o->gzip_level);
-  if (st >= 0)
-    st = (d = H5Dcreate2(w->file, "/projections", file_t[o->dtype], fsp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 ? 0 : -1;
-  int rc = st < 0 ? write_fail(w, "/projections") : dbtr_alloc(&buf, per_view, elem[o->dtype], "/projections");
-  for (size_t k = 0; k < g->n_views && !rc; k++) {
-    hsize_t start[3] = {k, 0, 0};
-    convert_view(s->proj + k * per_view, per_view, o->dtype, buf);
-    st = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, one, NULL);
-    if (st >= 0) st = H5Dwrite(d, mem_t[o->dtype], msp, fsp, H5P_DEFAULT, buf);
-    if (st < 0) rc = write_fail(w, "/projections");
-  }
-  if (!rc)
-    rc = write_str_attr(w, d, "quantity", s->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line_integral",
-                        "/projections attribute 'quantity'");
-  free(buf);
-  close_id(&d, H5Dclose);
-  close_id(&dcpl, H5Pclose);
-  close_id(&msp, H5Sclose);
-  close_id(&fsp, H5Sclose);
-  return rc;
-}
-
-static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_write_opts *o) {
-  const dbtr_geom *g = &s->geom;
-  int version = DBTR__SCAN_VERSION;
-  int rc = write_str_attr(w, w->file, "format", DBTR__SCAN_FORMAT, "root attribute 'format'");
-  if (!rc)
-    rc = write_num_attr(w, w->file, "format_version", H5T_STD_I32LE, H5T_NATIVE_INT, 0, &version,
-                        "root attribute 'format_version'");
-  if (!rc) rc = write_projections(w, s, o);
-  if (!rc && s->i0_shape != DBTR_I0_NONE) {
-    hsize_t full[3] = {g->n_views, g->n_rows, g->n_cols};
-    int rank = i0_rank(s->i0_shape);
-    rc = write_doubles(w, "/i0", rank, rank == 2 ? full + 1 : full, s->i0);
-  }
-  hid_t grp = rc ? H5I_INVALID_HID : H5Gcreate2(w->file, "/geometry", H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
-  if (!rc && grp < 0) rc = write_fail(w, "/geometry");
-  close_id(&grp, H5Gclose);
-  const double *src[4] = {g->source, g->detector_center, g->detector_u, g->detector_v};
-  hsize_t gdims[2] = {g->n_views, 3};
-  for (int i = 0; i < 4 && !rc; i++) rc = write_doubles(w, geom_names[i], 2, gdims, src[i]);
-  if (rc || !s->has_grid) return rc;
-  long long dims[3] = {(long long)s->grid.nx, (long long)s->grid.ny, (long long)s->grid.nz};
-  double size[3] = {s->grid.dx, s->grid.dy, s->grid.dz};
-  grp = H5Gcreate2(w->file, "/volume", H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
-  if (grp < 0) return write_fail(w, "/volume");
-  rc = write_num_attr(w, grp, "dims", H5T_STD_I64LE, H5T_NATIVE_LLONG, 3, dims, "/volume attribute 'dims'");
-  if (!rc)
-    rc = write_num_attr(w, grp, "voxel_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, size,
-                        "/volume attribute 'voxel_size'");
-  if (!rc)
-    rc = write_num_attr(w, grp, "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, s->grid.origin,
-                        "/volume attribute 'origin'");
-  H5Gclose(grp);
-  return rc;
-}
-
-/* What the writer needs to produce a file the reader can take apart; the values
- * themselves are the reader's to judge. */
-static int check_writable(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *o) {
-  const dbtr_geom *g = &s->geom;
-  size_t n;
-  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan output path is empty");
-  if (o->dtype < DBTR_DTYPE_FLOAT32 || o->dtype > DBTR_DTYPE_UINT32)
-    return dbtr_err(DBTR_EINVAL, "%s: /projections: unknown dtype %d", path, (int)o->dtype);
-  if (o->gzip_level < 0 || o->gzip_level > 9)
-    return dbtr_err(DBTR_EINVAL, "%s: /projections: gzip level %d; 0 (none) to 9 is expected", path, o->gzip_level);
-  if (!s->proj || !g->source || !g->detector_center || !g->detector_u || !g->detector_v)
-    return dbtr_err(DBTR_EINVAL, "%s: the scan to write has no projections or no geometry", path);
-  if (g->n_views == 0 || g->n_rows == 0 || g->n_cols == 0)
-    return dbtr_err(DBTR_EINVAL, "%s: /projections: %zu views of %zu x %zu pixels is empty", path, g->n_views,
-                    g->n_rows, g->n_cols);
-  int rc = dbtr_geom_proj_count(g, &n);
-  if (rc) return rc;
-  if (s->i0_shape < DBTR_I0_NONE || s->i0_shape > DBTR_I0_FULL)
-    return dbtr_err(DBTR_EINVAL, "%s: /i0: unknown shape %d", path, (int)s->i0_shape);
-  if (s->i0_shape != DBTR_I0_NONE && !s->i0)
-    return dbtr_err(DBTR_EINVAL, "%s: /i0: the shape is set but no values", path);
-  if (s->quantity == DBTR_QUANTITY_COUNTS && s->i0_shape == DBTR_I0_NONE)
-    return dbtr_err(DBTR_EINVAL, "%s: /i0: counts need i0, and the scan has none", path);
-  if (s->quantity != DBTR_QUANTITY_COUNTS && s->quantity != DBTR_QUANTITY_LINE_INTEGRAL)
-    return dbtr_err(DBTR_EINVAL, "%s: /projections: unknown quantity %d", path, (int)s->quantity);
-  return 0;
-}
-
-int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts) {
-  /* Without options, store exactly what is in memory. */
-  static const dbtr_scan_write_opts lossless = {DBTR_DTYPE_FLOAT64, 0};
-  const dbtr_scan_write_opts *o = opts ? opts : &lossless;
-  if (!s) return dbtr_err(DBTR_EINVAL, "dbtr_scan_write: no scan given");
-  int rc = check_writable(s, path, o);
-  if (rc) return rc;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  dbtr_atomic_file af;
-  rc = dbtr_atomic_begin(&af, path);
-  if (rc) return rc;
-  /* The root group's times are set through the file creation list. */
-  writer w = {path, H5I_INVALID_HID, H5Pcreate(H5P_DATASET_CREATE), H5Pcreate(H5P_GROUP_CREATE)};
-  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  if (w.dcpl < 0 || w.gcpl < 0 || fcpl < 0 || H5Pset_obj_track_times(w.dcpl, 0) < 0 ||
-      H5Pset_obj_track_times(w.gcpl, 0) < 0 || H5Pset_obj_track_times(fcpl, 0) < 0)
-    rc = write_fail(&w, "creation properties");
-  if (!rc && (w.file = H5Fcreate(af.tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT)) < 0) rc = write_fail(&w, "file");
-  if (!rc) rc = write_contents(&w, s, o);
-  if (w.file >= 0 && H5Fclose(w.file) < 0 && !rc) rc = write_fail(&w, "file");
-  close_id(&fcpl, H5Pclose);
-  close_id(&w.gcpl, H5Pclose);
-  close_id(&w.dcpl, H5Pclose);
-  if (rc) {
-    dbtr_atomic_abort(&af);
-    return rc;
-  }
-  return dbtr_atomic_commit(&af);
 }

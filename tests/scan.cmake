@@ -1,4 +1,4 @@
-# tests/scan.cmake: the HDF5 scan file (io/scan.c, docs/scan-format.md).
+# tests/scan.cmake: the HDF5 scan file (io/scan.c reads, io/scan_write.c writes; docs/scan-format.md).
 dbtr_add_test_file(SOURCE test_scan.c LABELS cpu LIBS dbtr_core)
 # The docs_example case runs the h5py example block of docs/scan-format.md.
 target_compile_definitions(test_scan PRIVATE DBTR_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -1,4 +1,4 @@
-/* tests/test_scan.c: the HDF5 scan file (io/scan.c, docs/scan-format.md).
+/* tests/test_scan.c: the HDF5 scan file (io/scan.c reads, io/scan_write.c writes; docs/scan-format.md).
  *
  * Round trips of every stored dtype and every i0 shape, files written by other tools
  * (big-endian, variable-length strings, gzip chunks, the h5py example of the docs), and

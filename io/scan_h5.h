@@ -1,0 +1,28 @@
+/* io/scan_h5.h: what the scan reader (io/scan.c) and writer (io/scan_write.c) share: the
+ * format's name and version, the geometry datasets, and two HDF5 helpers. */
+#ifndef DBTR_IO_SCAN_H5_H
+#define DBTR_IO_SCAN_H5_H
+
+#include <hdf5.h>
+#include <stddef.h>
+
+#include "io/scan.h"
+
+#define DBTR__SCAN_FORMAT "dbtr-scan"
+#define DBTR__SCAN_VERSION 1
+
+/* /geometry/source, detector_center, detector_u, detector_v: (n_views, 3) each. */
+extern const char *const dbtr__scan_geom_names[4];
+
+/* The innermost HDF5 error ("truncated file: eof = ..."), so that our one-line message
+ * carries the cause without HDF5 printing its whole stack. Call right after the failure:
+ * the next HDF5 call clears the stack. */
+const char *dbtr__h5_reason(char *buf, size_t cap);
+
+/* Closes *id with fn when it is valid, and marks it invalid. */
+void dbtr__h5_close(hid_t *id, herr_t (*fn)(hid_t));
+
+/* The rank /i0 has in the file for each shape: scalar, (n_views), (n_rows, n_cols), full. */
+int dbtr__scan_i0_rank(dbtr_i0_shape shape);
+
+#endif
