@@ -1,9 +1,10 @@
-/* tests/scan_fixtures.h: the scan and the files test_scan.c works on.
+/* tests/scan_fixtures.h: the scan and the files test_scan.c and test_scan_write.c work on.
  *
  * A valid test scan, a temporary folder per case, and small functions that break one thing
  * in a written file with the HDF5 API (delete a link, replace an attribute or a dataset,
  * set one element), so that each refusal of the reader is tested on an otherwise valid
- * file. Included by tests/test_scan.c only. */
+ * file. Included by tests/test_scan.c (the reader) and tests/test_scan_write.c (the
+ * writer); the functions are static inline because each file uses only some of them. */
 #ifndef DBTR_SCAN_FIXTURES_H
 #define DBTR_SCAN_FIXTURES_H
 
@@ -32,7 +33,7 @@ enum { NV = 3, NR = 4, NC = 5, NP = NV * NR * NC };
 /* Sources 660 mm above a detector at z = 0 (the `ge` preset's SID), 20 mm apart in x, so
  * every ray is within 3 deg of z; 1 mm pixels; a grid of 5 x 4 x 3 voxels of 1 x 1 x 2 mm
  * over the detector, resting on it. */
-static int make_scan(dbtr_scan *s, dbtr_quantity q, dbtr_i0_shape shape) {
+static inline int make_scan(dbtr_scan *s, dbtr_quantity q, dbtr_i0_shape shape) {
   memset(s, 0, sizeof *s);
   int rc = dbtr_geom_init(&s->geom, NV, NR, NC);
   if (rc) return rc;
@@ -57,7 +58,7 @@ static int make_scan(dbtr_scan *s, dbtr_quantity q, dbtr_i0_shape shape) {
 }
 
 /* Writes the valid counts scan with scalar i0 (float64, no gzip) to path. */
-static int write_valid(const char *path) {
+static inline int write_valid(const char *path) {
   dbtr_scan s;
   int rc = make_scan(&s, DBTR_QUANTITY_COUNTS, DBTR_I0_SCALAR);
   if (!rc) rc = dbtr_scan_write(&s, path, NULL);
@@ -65,19 +66,19 @@ static int write_valid(const char *path) {
   return rc;
 }
 
-static int is_zeroed(const dbtr_scan *s) {
+static inline int is_zeroed(const dbtr_scan *s) {
   static const dbtr_scan zero;
   return memcmp(s, &zero, sizeof zero) == 0;
 }
 
 /* ---- breaking one thing in a file with the HDF5 API ---- */
 
-static hid_t open_rw(const char *path) {
+static inline hid_t open_rw(const char *path) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   return H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 }
 
-static int del_link(const char *path, const char *name) {
+static inline int del_link(const char *path, const char *name) {
   hid_t f = open_rw(path);
   herr_t st = f >= 0 ? H5Ldelete(f, name, H5P_DEFAULT) : -1;
   if (f >= 0 && H5Fclose(f) < 0) st = -1;
@@ -85,7 +86,7 @@ static int del_link(const char *path, const char *name) {
 }
 
 /* Replaces attribute attr of object obj with a value of type t (scalar). */
-static int set_attr(const char *path, const char *obj, const char *attr, hid_t t, const void *value) {
+static inline int set_attr(const char *path, const char *obj, const char *attr, hid_t t, const void *value) {
   hid_t f = open_rw(path);
   hid_t o = f >= 0 ? H5Oopen(f, obj, H5P_DEFAULT) : -1, sp = H5Screate(H5S_SCALAR), a = -1;
   herr_t st = o >= 0 ? 0 : -1;
@@ -99,7 +100,7 @@ static int set_attr(const char *path, const char *obj, const char *attr, hid_t t
   return st < 0 ? -1 : 0;
 }
 
-static int set_str_attr(const char *path, const char *obj, const char *attr, const char *value, int vlen) {
+static inline int set_str_attr(const char *path, const char *obj, const char *attr, const char *value, int vlen) {
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_cset(t, H5T_CSET_UTF8);
   H5Tset_size(t, vlen ? H5T_VARIABLE : strlen(value));
@@ -108,12 +109,12 @@ static int set_str_attr(const char *path, const char *obj, const char *attr, con
   return rc;
 }
 
-static int set_i64_attr(const char *path, const char *obj, const char *attr, long long v) {
+static inline int set_i64_attr(const char *path, const char *obj, const char *attr, long long v) {
   return set_attr(path, obj, attr, H5T_NATIVE_LLONG, &v);
 }
 
 /* A 1-D attribute of n values of file type t. */
-static int set_vec_attr(const char *path, const char *obj, const char *attr, hid_t t, hsize_t n, const double *v) {
+static inline int set_vec_attr(const char *path, const char *obj, const char *attr, hid_t t, hsize_t n, const double *v) {
   hid_t f = open_rw(path);
   hid_t o = f >= 0 ? H5Oopen(f, obj, H5P_DEFAULT) : -1, sp = H5Screate_simple(1, &n, NULL), a = -1;
   herr_t st = o >= 0 ? 0 : -1;
@@ -129,7 +130,7 @@ static int set_vec_attr(const char *path, const char *obj, const char *attr, hid
 
 /* Replaces dataset name by one of file type t and the given shape, holding data (as
  * doubles) or, with data NULL, nothing written. dcpl may be H5P_DEFAULT. */
-static int put_dataset(const char *path, const char *name, hid_t t, int rank, const hsize_t *dims, hid_t dcpl,
+static inline int put_dataset(const char *path, const char *name, hid_t t, int rank, const hsize_t *dims, hid_t dcpl,
                        const double *data) {
   hid_t f = open_rw(path);
   herr_t st = f >= 0 ? 0 : -1;
@@ -144,7 +145,7 @@ static int put_dataset(const char *path, const char *name, hid_t t, int rank, co
 }
 
 /* Sets element i (C order) of dataset name to v, the rest kept. */
-static int poke(const char *path, const char *name, size_t i, double v) {
+static inline int poke(const char *path, const char *name, size_t i, double v) {
   hid_t f = open_rw(path);
   hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1, sp = d >= 0 ? H5Dget_space(d) : -1;
   hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : 0;
@@ -161,7 +162,7 @@ static int poke(const char *path, const char *name, size_t i, double v) {
   return st < 0 ? -1 : 0;
 }
 
-static int write_bytes(const char *path, const char *bytes, size_t n) {
+static inline int write_bytes(const char *path, const char *bytes, size_t n) {
   FILE *fp = fopen(path, "wb");
   if (!fp) return -1;
   size_t w = fwrite(bytes, 1, n, fp);
