@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
+#include "app/simulate.h"
 #include "io/scan.h"
 #include "io/tiff.h"
 #include "phantoms/phantom.h"
@@ -46,32 +47,6 @@ static int load_geometry(const char *cmd, const char *sys_name, const char *geom
     }
   }
   return rc ? cli_fail(cmd, rc) : 0;
-}
-
-/* The scan's projections from the n line integrals: Poisson counts of a scalar i0 when
- * i0 > 0, else the line integrals themselves (taken from *line). */
-static int store_projections(dbtr_scan *scan, double **line, size_t n, double i0, unsigned long long seed) {
-  if (i0 <= 0.0) {
-    scan->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
-    scan->proj = *line;
-    *line = NULL;
-    return 0;
-  }
-  scan->quantity = DBTR_QUANTITY_COUNTS;
-  double *i0s = NULL;
-  int rc;
-  if ((rc = dbtr_alloc((void **)&i0s, n, sizeof(double), "i0")) ||
-      (rc = dbtr_alloc((void **)&scan->proj, n, sizeof(double), "counts")) ||
-      (rc = dbtr_alloc((void **)&scan->i0, 1, sizeof(double), "i0"))) {
-    free(i0s);
-    return rc;
-  }
-  for (size_t i = 0; i < n; i++) i0s[i] = i0;
-  scan->i0[0] = i0;
-  scan->i0_shape = DBTR_I0_SCALAR;
-  rc = dbtr_poisson_counts(*line, i0s, n, seed, scan->proj);
-  free(i0s);
-  return rc;
 }
 
 int dbtr_cmd_project(int argc, char **argv) {
@@ -148,7 +123,7 @@ int dbtr_cmd_project(int argc, char **argv) {
   }
   scan.has_grid = 1;
   scan.grid = grid;
-  if (!rc) rc = store_projections(&scan, &line, n, i0, seed);
+  if (!rc) rc = app_store_projections(&scan, &line, n, i0, seed);
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
   if (!rc) rc = dbtr_scan_write(&scan, out, &wo);
   if (rc) {

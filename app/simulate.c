@@ -12,7 +12,7 @@ int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float 
   memset(scan, 0, sizeof *scan);
   if (truth) *truth = NULL;
   dbtr_phantom ph = {0};
-  double *line = NULL, *i0 = NULL;
+  double *line = NULL;
   size_t n = 0, n_vox = 0;
   double t0 = cli_now();
   int rc = dbtr_system_geometry(o->system, &scan->geom);
@@ -25,21 +25,7 @@ int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float 
   scan->has_grid = 1;
   scan->grid = o->system->grid;
   double dose = o->dose > 0.0 ? o->dose : o->system->i0;
-  if (o->line_integrals) {
-    scan->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
-    scan->proj = line;
-    line = NULL;
-  } else {
-    scan->quantity = DBTR_QUANTITY_COUNTS;
-    if ((rc = dbtr_alloc((void **)&i0, n, sizeof(double), "i0")) ||
-        (rc = dbtr_alloc((void **)&scan->proj, n, sizeof(double), "counts")))
-      goto fail;
-    for (size_t i = 0; i < n; i++) i0[i] = dose;
-    if ((rc = dbtr_poisson_counts(line, i0, n, o->seed, scan->proj))) goto fail;
-    if ((rc = dbtr_alloc((void **)&scan->i0, 1, sizeof(double), "i0"))) goto fail;
-    scan->i0[0] = dose;
-    scan->i0_shape = DBTR_I0_SCALAR;
-  }
+  if ((rc = app_store_projections(scan, &line, n, o->line_integrals ? 0.0 : dose, o->seed))) goto fail;
   if (!o->quiet)
     fprintf(stderr, "dbtr %s: %s phantom on the %s system: %zu views of %zu x %zu pixels, %s (%.2f s)\n", cmd,
             ph.name, o->system->name, scan->geom.n_views, scan->geom.n_cols, scan->geom.n_rows,
@@ -52,12 +38,10 @@ int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float 
     if (!o->quiet) fprintf(stderr, "dbtr %s: ground truth voxelised (%.2f s)\n", cmd, cli_now() - t0);
   }
   free(line);
-  free(i0);
   dbtr_phantom_free(&ph);
   return 0;
 fail:
   free(line);
-  free(i0);
   dbtr_phantom_free(&ph);
   dbtr_scan_free(scan);
   if (truth) {
@@ -65,4 +49,28 @@ fail:
     *truth = NULL;
   }
   return cli_fail(cmd, rc);
+}
+
+int app_store_projections(dbtr_scan *scan, double **line, size_t n, double i0, uint64_t seed) {
+  if (i0 <= 0.0) {
+    scan->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
+    scan->proj = *line;
+    *line = NULL;
+    return 0;
+  }
+  scan->quantity = DBTR_QUANTITY_COUNTS;
+  double *i0s = NULL;
+  int rc;
+  if ((rc = dbtr_alloc((void **)&i0s, n, sizeof(double), "i0")) ||
+      (rc = dbtr_alloc((void **)&scan->proj, n, sizeof(double), "counts")) ||
+      (rc = dbtr_alloc((void **)&scan->i0, 1, sizeof(double), "i0"))) {
+    free(i0s);
+    return rc;
+  }
+  for (size_t i = 0; i < n; i++) i0s[i] = i0;
+  scan->i0[0] = i0;
+  scan->i0_shape = DBTR_I0_SCALAR;
+  rc = dbtr_poisson_counts(*line, i0s, n, seed, scan->proj);
+  free(i0s);
+  return rc;
 }

@@ -23,4 +23,9 @@ typedef struct {
  * voxelises the phantom on the grid into a malloc'd float volume. Returns an exit code. */
 int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float **truth);
 
+/* The scan's projections from its n line integrals *line: Poisson counts of the scalar i0
+ * (seeded by seed) when i0 > 0, else the line integrals themselves, taken from *line (which
+ * becomes NULL). Used by `phantom`, `demo` and `project`. Returns a DBTR_E* code. */
+int app_store_projections(dbtr_scan *scan, double **line, size_t n, double i0, uint64_t seed);
+
 #endif
