@@ -73,8 +73,9 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/lsan.supp:pri
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 # Where a finding happened, "ours" or "hdf5": the rules are in .ci/fuzz_classify.awk.
+# With a second argument 1, only where the failing access happened.
 classify() {
-  awk -v root="$root/" -f "$root/.ci/fuzz_classify.awk" "$1"
+  awk -v root="$root/" -v access="${2:-0}" -f "$root/.ci/fuzz_classify.awk" "$1"
 }
 # A memory error's owner as AddressSanitizer reports it depends on the heap's layout (a
 # wild address of HDF5's may land next to any buffer). A finding judged ours although the
@@ -84,7 +85,7 @@ judge() { # target log unit
   verdict=$(classify "$2")
   alone="$build/fuzz/$(basename "$2").alone"
   if [ "$verdict" = ours ] && [ -n "$3" ] &&
-    [ "$(awk -v root="$root/" -v access=1 -f "$root/.ci/fuzz_classify.awk" "$2")" = hdf5 ]; then
+    [ "$(classify "$2" 1)" = hdf5 ]; then
     "$build/tests/fuzz_$1" -runs=1 -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=4096 "$3" >"$alone" 2>&1 ||
       verdict=$(classify "$alone")
   fi
