@@ -4,13 +4,22 @@
  * below only map threads to rays and voxels, and move data.
  *
  * Kernels (no atomics; each output element is written by one thread, in a fixed order):
- *   k_rays     one thread per pixel of every view: the ray record and path length
- *   k_forward  one thread per pixel of a subset's views: A mu, then the pixel terms and the
- *              data-fit term (block partial sums in a fixed tree)
- *   k_reduce   one block: the partial sums in a fixed order
- *   k_gather   one thread per voxel: the subset's back projection and the voxel update
- * The volume, data and intermediates stay on the GPU across iterations; the host sees them
- * only at load, at the end and when asked (get_volume, get_projections). */
+ *   k_rays       one thread per pixel of every view: the ray record and path length
+ *   k_forward    one thread per pixel of a subset's views: A mu, then the pixel terms and the
+ *                data-fit term (block partial sums in a fixed tree)
+ *   k_reduce     one block: the partial sums in a fixed order
+ *   k_gather_sep one thread per DBTR_XPAIR voxel columns and group of DBTR_GROUP voxel rows
+ *                of a slice: the subset's back projection and the voxel update, for
+ *                separable views
+ *   k_gather     one thread per 2 x 2 voxels of a slice: the same for any other geometry
+ * and, once at set-up, the separable tables (kernels/sep_setup.cuh). The volume, data and
+ * intermediates stay on the GPU across iterations; the host sees them only at load, at the
+ * end and when asked (get_volume, get_projections).
+ *
+ * Block order: k_forward's blocks run the subset's views of one stretch of a detector row
+ * side by side, and the gathers' blocks the slices of one tile of voxel columns, so that
+ * the blocks in flight read overlapping data (the volume rows the views' rays cross; the
+ * pixels the slices' footprints cover) and it comes from L2 rather than device memory. */
 #define DBTR_HD __device__
 #include <cuda_runtime.h>
 #include <math.h>
@@ -28,11 +37,18 @@
 typedef MODE_T T;
 typedef MODE_VIEW VIEW;
 typedef MODE_FOOT FOOT;
+typedef MODE_CROSS CROSS;
+typedef MODE_SLOTW SLOTW;
+typedef MODE_GROUPW GROUPW;
 #define DBTR_T MODE_T
 #define DBTR_FN(name) g_##name
 #define DBTR_VIEW MODE_VIEW
 #define DBTR_FOOT MODE_FOOT
+#define DBTR_CROSS MODE_CROSS
+#define DBTR_GROUPW MODE_GROUPW
 #define DBTR_LOAD_RAY MODE_LOAD_RAY
+#define DBTR_LOAD_PAIR MODE_LOAD_PAIR
+#define DBTR_LOAD_GROUP MODE_LOAD4
 #include "recon/proj_impl.h"
 
 #define CAT2(a, b) a##b
@@ -43,7 +59,24 @@ typedef MODE_FOOT FOOT;
  * objects define the same kernel names. */
 namespace {
 
-enum { BLOCK = 256, GX = 16, GY = 8 };
+enum { BLOCK = 256, GX = 16, GY = 8, GS_X = 32, GS_Y = 8 };
+
+/* The separable tables of every view and slice (recon/rays.h), built at set-up
+ * (kernels/sep_setup.cuh). The gather reads xs, xw, gs and gw; the rest serve the set-up. */
+typedef struct {
+  int on;                    /* 1: the views are separable and k_gather_sep runs */
+  int n_groups;              /* groups of DBTR_GROUP voxel rows */
+  CROSS *cx, *cy;            /* (n_views, nz, n_cols), (n_views, nz, n_rows) */
+  dbtr_slots *xs, *ys, *gs;  /* (n_views, nz, nx), (n_views, nz, ny), (n_views, nz, n_groups) */
+  SLOTW *xw, *yw;            /* (n_views, nz, nx), (n_views, nz, ny) */
+  GROUPW *gw;                /* (n_views, nz, n_groups) */
+  int *flag;                 /* 1 once anything is found not separable */
+} sep_tables;
+
+__device__ dbtr_slots load_slots(const dbtr_slots *p) {
+  int2 v = __ldg((const int2 *)p);
+  return dbtr_slots{v.x, v.y};
+}
 
 __global__ void k_rays(const VIEW *views, size_t n_views, int n_rows, int n_cols, T *rays, T *lens) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
@@ -65,23 +98,28 @@ __device__ void block_sum_store(double v, double *out) {
   if (threadIdx.x == 0) *out = s[0];
 }
 
-__global__ void k_forward(const int *views, int n, size_t npix, const T *rays, const T *lens, const T *vol, int nx,
-                          int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e1, T *e2,
-                          double *partial) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+/* One block per BLOCK pixels of a detector row of one view; the subset's n views of the same
+ * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable views
+ * could take their crossings from the tables too; measured, that was no faster: the forward
+ * projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
+__global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const T *rays, const T *lens,
+                          const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
+                          T *e, double *partial) {
+  int vi = (int)(blockIdx.x % (unsigned)n);
+  unsigned t = blockIdx.x / (unsigned)n;
+  int c = (int)(t % (unsigned)col_tiles) * BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
-  if (i < (size_t)n * npix) {
-    size_t p = (size_t)views[i / npix] * npix + i % npix;
+  if (c < n_cols) {
+    size_t p = (size_t)views[vi] * (size_t)n_rows * (size_t)n_cols + (size_t)r * (size_t)n_cols + (size_t)c;
     T ray[4];
     MODE_LOAD_RAY(ray, rays + 4 * p);
-    T len = lens[p];
-    T l = g_forward_ray(ray, len, vol, nx, ny, nz);
+    T len = lens[p], l = g_forward_ray(ray, len, vol, nx, ny, nz);
     proj[p] = l;
     if (transmission) {
-      T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e1[p], &e2[p]);
+      T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
       fit = dbtr_fit_transmission((double)y[p], (double)l, (double)yhat);
     } else {
-      g_emission_pixel(l, y[p], len, &e1[p], &e2[p]);
+      g_emission_pixel(l, y[p], len, &e[2 * p], &e[2 * p + 1]);
       fit = dbtr_fit_emission((double)y[p], (double)l);
     }
   }
@@ -94,7 +132,61 @@ __global__ void k_reduce(const double *partial, size_t n, double *out) {
   block_sum_store(acc, out);
 }
 
-/* The gather back projection with the update; update: 1 transmission, 2 emission.
+/* The update of voxel j from its two sums; update: 1 transmission, 2 emission. */
+__device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
+  vol[j] = update == 1 ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
+}
+
+/* The gather back projection with the update, for separable views: one thread per
+ * DBTR_XPAIR voxel columns (x and x + GS_X, so that a warp's loads stay coalesced) and
+ * group of DBTR_GROUP voxel rows of one slice, a block GS_X x DBTR_XPAIR columns by GS_Y
+ * groups; consecutive blocks are the slices of one such tile. Each view's slots and weights
+ * come from the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). */
+__global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, T *vol, int nx, int ny, int nz,
+                             int n_cols, size_t npix, int tiles_x, int update) {
+  int z = (int)(blockIdx.x % (unsigned)nz);
+  unsigned t = blockIdx.x / (unsigned)nz;
+  int x0 = (int)(t % (unsigned)tiles_x) * GS_X * DBTR_XPAIR + (int)threadIdx.x;
+  int gi = (int)(t / (unsigned)tiles_x) * GS_Y + (int)threadIdx.y;
+  if (x0 >= nx || gi >= sep.n_groups) return;
+  T a1[DBTR_XPAIR][DBTR_GROUP], a2[DBTR_XPAIR][DBTR_GROUP];
+#pragma unroll
+  for (int a = 0; a < DBTR_XPAIR; a++)
+#pragma unroll
+    for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = (T)0;
+  for (int i = 0; i < n; i++) {
+    size_t k = (size_t)views[i], kz = k * (size_t)nz + (size_t)z;
+    dbtr_slots gs = load_slots(&sep.gs[kz * (size_t)sep.n_groups + (size_t)gi]), xs[DBTR_XPAIR];
+    T xw[DBTR_XPAIR][DBTR_SLOTS];
+    int any = 0;
+#pragma unroll
+    for (int a = 0; a < DBTR_XPAIR; a++) {
+      int x = x0 + a * GS_X;
+      T w4[DBTR_SLOTW];
+      xs[a] = dbtr_slots{0, 0};
+      for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = (T)0;
+      if (x < nx) {
+        xs[a] = load_slots(&sep.xs[kz * (size_t)nx + (size_t)x]);
+        MODE_LOAD4(w4, sep.xw[kz * (size_t)nx + (size_t)x].w);
+      }
+#pragma unroll
+      for (int j = 0; j < DBTR_SLOTS; j++) xw[a][j] = w4[j];
+      any |= xs[a].n;
+    }
+    if (!any || gs.n == 0) continue;
+    g_gather_sep(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi], e + 2 * k * npix, n_cols, a1, a2);
+  }
+#pragma unroll
+  for (int a = 0; a < DBTR_XPAIR; a++)
+#pragma unroll
+    for (int b = 0; b < DBTR_GROUP; b++) {
+      int x = x0 + a * GS_X, y = gi * DBTR_GROUP + b;
+      if (x < nx && y < ny)
+        update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[a][b], a2[a][b], update);
+    }
+}
+
+/* The gather back projection with the update, for any geometry.
  *
  * One thread per 2 x 2 voxels of a slice. For each view of the subset it walks the union of
  * the four voxels' candidate boxes in raster order, computes each pixel's crossing once
@@ -106,9 +198,9 @@ __global__ void k_reduce(const double *partial, size_t n, double *out) {
  */
 enum { MICRO = 2 };
 
-/* The per-pixel walk of the union box [bc0, bc1] x [br0, br1]. */
-__device__ void gather_pixels(const T *rk, const T *e1k, const T *e2k, int x0, int y0, int z, int nx, int ny, int n_cols,
-                              int bc0, int bc1, int br0, int br1, T *a1, T *a2) {
+/* The per-pixel walk of the union box [bc0, bc1] x [br0, br1]; ek holds the view's pairs. */
+__device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, int nx, int ny, int n_cols, int bc0,
+                              int bc1, int br0, int br1, T *a1, T *a2) {
   for (int r = br0; r <= br1; r++)
     for (int c = bc0; c <= bc1; c++) {
       size_t p = (size_t)r * (size_t)n_cols + (size_t)c;
@@ -119,7 +211,8 @@ __device__ void gather_pixels(const T *rk, const T *e1k, const T *e2k, int x0, i
       if (!g_crossing(ray, z, nx, ny, &ix, &iy, &wx, &wy)) continue;
       /* The crossing's 2 x 2 corners must meet the micro-tile's 3 x 3 support lattice. */
       if (ix < x0 - 1 || ix > x0 + MICRO - 1 || iy < y0 - 1 || iy > y0 + MICRO - 1) continue;
-      T v1 = e1k[p], v2 = e2k[p];
+      T v1, v2;
+      MODE_LOAD_PAIR(v1, v2, ek + 2 * p);
 #pragma unroll
       for (int v = 0; v < MICRO * MICRO; v++) {
         T wt = g_weight_at(ix, iy, wx, wy, x0 + v % MICRO, y0 + v / MICRO);
@@ -128,11 +221,13 @@ __device__ void gather_pixels(const T *rk, const T *e1k, const T *e2k, int x0, i
     }
 }
 
-__global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, const T *e1, const T *e2, T *vol,
-                         int nx, int ny, int nz, int n_rows, int n_cols, int update) {
-  int x0 = MICRO * (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  int y0 = MICRO * (int)(blockIdx.y * blockDim.y + threadIdx.y);
-  int z = (int)blockIdx.z;
+/* Blocks of GX x GY threads; consecutive blocks are the slices of one tile. */
+__global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, const T *e, T *vol, int nx, int ny,
+                         int nz, int n_rows, int n_cols, int tiles_x, int update) {
+  int z = (int)(blockIdx.x % (unsigned)nz);
+  unsigned t = blockIdx.x / (unsigned)nz;
+  int x0 = MICRO * ((int)(t % (unsigned)tiles_x) * GX + (int)threadIdx.x);
+  int y0 = MICRO * ((int)(t / (unsigned)tiles_x) * GY + (int)threadIdx.y);
   if (x0 >= nx || y0 >= ny) return;
   size_t npix = (size_t)n_rows * (size_t)n_cols;
   T a1[MICRO * MICRO], a2[MICRO * MICRO];
@@ -141,7 +236,6 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i];
     const FOOT *f = &foot[k * (size_t)nz + (size_t)z];
-    const T *rk = rays + 4 * k * npix, *e1k = e1 + k * npix, *e2k = e2 + k * npix;
     /* The union of the voxels' candidate boxes, the pixels the CPU visits for each. (A
      * union of the float spans with one span_box, the same box since span_box is
      * monotonic, measured 7% slower in fast and 17% in double on the H100.) */
@@ -159,31 +253,33 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
       br1 = r1 > br1 ? r1 : br1;
     }
     if (bc0 > bc1 || br0 > br1) continue;
-    gather_pixels(rk, e1k, e2k, x0, y0, z, nx, ny, n_cols, bc0, bc1, br0, br1, a1, a2);
+    gather_pixels(rays + 4 * k * npix, e + 2 * k * npix, x0, y0, z, nx, ny, n_cols, bc0, bc1, br0, br1, a1, a2);
   }
 #pragma unroll
   for (int v = 0; v < MICRO * MICRO; v++) {
     int x = x0 + v % MICRO, y = y0 + v / MICRO;
-    if (x >= nx || y >= ny) continue;
-    size_t j = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x;
-    vol[j] = update == 1 ? g_transmission_voxel(vol[j], a1[v], a2[v]) : g_emission_voxel(vol[j], a1[v], a2[v]);
+    if (x < nx && y < ny) update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[v], a2[v], update);
   }
 }
 
 typedef struct {
   dbtr__gpu_common common;
   int nx, ny, nz, n_rows, n_cols;
+  int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
   int transmission;
   size_t n_subsets;
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
-  T *rays, *lens, *y, *i0, *vol, *proj, *e1, *e2;
+  T *rays, *lens, *y, *i0, *vol, *proj, *e; /* e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
   VIEW *views;
   FOOT *foot;
+  sep_tables sep;
   int *sched, *all_views;
   double *partial, *fit;
 } state;
+
+#include "kernels/sep_setup.cuh"
 
 static void destroy(dbtr_backend *b) {
   state *s = (state *)b->impl;
@@ -196,10 +292,9 @@ static void destroy(dbtr_backend *b) {
 }
 
 static int launch_forward(state *s, const int *views, int n) {
-  size_t threads = (size_t)n * s->npix;
-  unsigned blocks = (unsigned)((threads + BLOCK - 1) / BLOCK);
-  k_forward<<<blocks, BLOCK>>>(views, n, s->npix, s->rays, s->lens, s->vol, s->nx, s->ny, s->nz, s->y, s->i0,
-                               s->transmission, s->proj, s->e1, s->e2, s->partial);
+  unsigned blocks = (unsigned)n * (unsigned)s->n_rows * (unsigned)s->col_tiles;
+  k_forward<<<blocks, BLOCK>>>(views, n, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, s->vol, s->nx, s->ny,
+                               s->nz, s->y, s->i0, s->transmission, s->proj, s->e, s->partial);
   DBTR_CUDA_LAUNCHED();
   k_reduce<<<1, BLOCK>>>(s->partial, blocks, s->fit);
   DBTR_CUDA_LAUNCHED();
@@ -207,10 +302,17 @@ static int launch_forward(state *s, const int *views, int n) {
 }
 
 static int launch_gather(state *s, const int *views, int n, int update) {
-  int tx = GX * MICRO, ty = GY * MICRO;
-  dim3 block(GX, GY, 1), grid((unsigned)((s->nx + tx - 1) / tx), (unsigned)((s->ny + ty - 1) / ty), (unsigned)s->nz);
-  k_gather<<<grid, block>>>(views, n, s->foot, s->rays, s->e1, s->e2, s->vol, s->nx, s->ny, s->nz, s->n_rows, s->n_cols,
-                            update);
+  if (s->sep.on) {
+    int tiles_x = (s->nx + GS_X * DBTR_XPAIR - 1) / (GS_X * DBTR_XPAIR), tiles_y = (s->sep.n_groups + GS_Y - 1) / GS_Y;
+    unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
+    k_gather_sep<<<blocks, dim3(GS_X, GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz, s->n_cols, s->npix,
+                                                 tiles_x, update);
+  } else {
+    int tx = GX * MICRO, ty = GY * MICRO, tiles_x = (s->nx + tx - 1) / tx, tiles_y = (s->ny + ty - 1) / ty;
+    unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
+    k_gather<<<blocks, dim3(GX, GY, 1)>>>(views, n, s->foot, s->rays, s->e, s->vol, s->nx, s->ny, s->nz, s->n_rows,
+                                          s->n_cols, tiles_x, update);
+  }
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
@@ -302,6 +404,77 @@ static int bench(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
   if ((rc = median_ms(s, repeats, 1, &out->back_ms))) return rc;
   if ((rc = median_ms(s, repeats, 2, &out->iteration_ms))) return rc;
   out->bytes = (double)s->arena.size;
+  out->separable = s->sep.on;
+  return 0;
+}
+
+/* Every buffer, sized up front: one allocation, one clear message if it does not fit. */
+static int plan(state *s, const dbtr_geom *g, const dbtr_grid *grid) {
+  dbtr__gpu_arena *a = &s->arena;
+  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * s->nproj, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->lens, s->nproj, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, sizeof(T));
+  if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->nproj, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, sizeof(VIEW));
+  dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * grid->nz, sizeof(FOOT));
+  dbtr__gpu_arena_plan(a, (void **)&s->sched, s->n_views, sizeof(int));
+  dbtr__gpu_arena_plan(a, (void **)&s->all_views, s->n_views, sizeof(int));
+  dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
+  dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
+  sep_plan(s, g, grid);
+  return dbtr__gpu_arena_alloc(a);
+}
+
+/* Geometry reduced on the host, in double, rounded once by the shared conversion; then the
+ * ray records and the separable tables, on the device. */
+static int upload_geometry(state *s, const dbtr_problem *prob) {
+  const dbtr_geom *g = prob->geom;
+  const dbtr_grid *grid = prob->grid;
+  int rc = 0;
+  VIEW *hv = (VIEW *)malloc(s->n_views * sizeof(VIEW));
+  FOOT *hf = (FOOT *)malloc(s->n_views * grid->nz * sizeof(FOOT));
+  int *hs = (int *)malloc(2 * s->n_views * sizeof(int));
+  if (!hv || !hf || !hs) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  for (size_t k = 0; k < s->n_views && !rc; k++) {
+    dbtr_view_d vd;
+    dbtr_view_reduce(g, grid, k, &vd);
+    dbtr__gpu_view_convert(&vd, &hv[k]);
+    for (size_t z = 0; z < grid->nz; z++) {
+      dbtr_footprint_d fd;
+      dbtr_footprint_reduce(g, grid, k, z, &fd);
+      dbtr__gpu_foot_convert(&fd, &hf[k * grid->nz + z]);
+    }
+    hs[k] = (int)prob->subset_views[k];
+    hs[s->n_views + k] = (int)k;
+  }
+  if (!rc) rc = dbtr__gpu_upload(s->views, hv, s->n_views * sizeof(VIEW));
+  if (!rc) rc = dbtr__gpu_upload(s->foot, hf, s->n_views * grid->nz * sizeof(FOOT));
+  if (!rc) rc = dbtr__gpu_upload(s->sched, hs, s->n_views * sizeof(int));
+  if (!rc) rc = dbtr__gpu_upload(s->all_views, hs + s->n_views, s->n_views * sizeof(int));
+  free(hv);
+  free(hf);
+  free(hs);
+  if (rc) return rc;
+  unsigned blocks = (unsigned)((s->nproj + BLOCK - 1) / BLOCK);
+  k_rays<<<blocks, BLOCK>>>(s->views, s->n_views, s->n_rows, s->n_cols, s->rays, s->lens);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemset(s->proj, 0, s->nproj * sizeof(T));
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return dbtr_err(DBTR_EGPU, "GPU ray set-up: %s", cudaGetErrorString(e));
+  return sep_build(s);
+}
+
+/* The launches' grids are one-dimensional: their block counts must fit gridDim.x. */
+static int check_launch_sizes(const state *s) {
+  size_t max = 2147483647u, fwd = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
+  size_t tx = ((size_t)s->nx + GX * MICRO - 1) / (GX * MICRO), ty = ((size_t)s->ny + GY * MICRO - 1) / (GY * MICRO);
+  size_t sx = ((size_t)s->nx + GS_X * DBTR_XPAIR - 1) / (GS_X * DBTR_XPAIR), sy = ((size_t)s->ny + GS_Y * DBTR_GROUP - 1) / (GS_Y * DBTR_GROUP);
+  if (fwd > max || tx * ty > max / (size_t)s->nz || sx * sy > max / (size_t)s->nz)
+    return dbtr_err(DBTR_EINVAL, "GPU backend: %zu views of %d x %d pixels, %d x %d x %d voxels need more thread blocks "
+                    "than one launch takes (2^31 - 1)", s->n_views, s->n_cols, s->n_rows, s->nx, s->ny, s->nz);
   return 0;
 }
 
@@ -329,73 +502,22 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   s->nz = (int)grid->nz;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
+  s->col_tiles = (s->n_cols + BLOCK - 1) / BLOCK;
   s->n_views = g->n_views;
   s->npix = g->n_rows * g->n_cols;
   s->transmission = prob->algo == DBTR_ALGO_TRANSMISSION;
   s->n_subsets = prob->n_subsets;
-  if ((rc = dbtr_geom_proj_count(g, &s->nproj)) || (rc = dbtr_grid_count(grid, &s->nvox))) {
-    destroy(b);
-    return rc;
-  }
-  s->n_partial = (s->nproj + BLOCK - 1) / BLOCK;
+  s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
   s->subset_start = (size_t *)malloc((prob->n_subsets + 1) * sizeof(size_t));
-  if (!s->subset_start) {
-    destroy(b);
-    return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
-  }
-  memcpy(s->subset_start, prob->subset_start, (prob->n_subsets + 1) * sizeof(size_t));
-  /* Every buffer, sized up front: one allocation, one clear message if it does not fit. */
-  dbtr__gpu_arena *a = &s->arena;
-  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->lens, s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, sizeof(T));
-  if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->e1, s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->e2, s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, sizeof(VIEW));
-  dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * grid->nz, sizeof(FOOT));
-  dbtr__gpu_arena_plan(a, (void **)&s->sched, s->n_views, sizeof(int));
-  dbtr__gpu_arena_plan(a, (void **)&s->all_views, s->n_views, sizeof(int));
-  dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
-  dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
-  if ((rc = dbtr__gpu_arena_alloc(a))) {
-    destroy(b);
-    return rc;
-  }
-  /* Geometry reduced on the host, in double, rounded once by the shared conversion. */
-  VIEW *hv = (VIEW *)malloc(s->n_views * sizeof(VIEW));
-  FOOT *hf = (FOOT *)malloc(s->n_views * grid->nz * sizeof(FOOT));
-  int *hs = (int *)malloc(2 * s->n_views * sizeof(int));
-  if (!hv || !hf || !hs) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
-  for (size_t k = 0; k < s->n_views && !rc; k++) {
-    dbtr_view_d vd;
-    dbtr_view_reduce(g, grid, k, &vd);
-    dbtr__gpu_view_convert(&vd, &hv[k]);
-    for (size_t z = 0; z < grid->nz; z++) {
-      dbtr_footprint_d fd;
-      dbtr_footprint_reduce(g, grid, k, z, &fd);
-      dbtr__gpu_foot_convert(&fd, &hf[k * grid->nz + z]);
-    }
-    hs[k] = (int)prob->subset_views[k];
-    hs[s->n_views + k] = (int)k;
-  }
-  if (!rc) rc = dbtr__gpu_upload(s->views, hv, s->n_views * sizeof(VIEW));
-  if (!rc) rc = dbtr__gpu_upload(s->foot, hf, s->n_views * grid->nz * sizeof(FOOT));
-  if (!rc) rc = dbtr__gpu_upload(s->sched, hs, s->n_views * sizeof(int));
-  if (!rc) rc = dbtr__gpu_upload(s->all_views, hs + s->n_views, s->n_views * sizeof(int));
-  free(hv);
-  free(hf);
-  free(hs);
+  if (!s->subset_start) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  if (!rc) rc = dbtr_geom_proj_count(g, &s->nproj);
+  if (!rc) rc = dbtr_grid_count(grid, &s->nvox);
+  if (!rc) rc = check_launch_sizes(s);
   if (!rc) {
-    unsigned blocks = (unsigned)((s->nproj + BLOCK - 1) / BLOCK);
-    k_rays<<<blocks, BLOCK>>>(s->views, s->n_views, s->n_rows, s->n_cols, s->rays, s->lens);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaMemset(s->proj, 0, s->nproj * sizeof(T));
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) rc = dbtr_err(DBTR_EGPU, "GPU ray set-up: %s", cudaGetErrorString(e));
+    memcpy(s->subset_start, prob->subset_start, (prob->n_subsets + 1) * sizeof(size_t));
+    rc = plan(s, g, grid);
   }
+  if (!rc) rc = upload_geometry(s, prob);
   if (rc) {
     destroy(b);
     return rc;

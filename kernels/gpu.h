@@ -14,6 +14,7 @@ typedef struct {
   double back_ms;      /* gather back projection of every view with the update, median */
   double iteration_ms; /* one full ML-EM iteration (all subsets, fit included), median */
   double bytes;        /* device memory the backend holds */
+  int separable;       /* 1: the separable gather runs (recon/proj_impl.h), 0: the per-pixel one */
 } dbtr_gpu_timing;
 
 /* Times a GPU backend's kernels: warm-up, then `repeats` runs of each, CUDA events, medians.

@@ -18,6 +18,22 @@
     (d)[0] = a_.x, (d)[1] = a_.y, (d)[2] = b_.x, (d)[3] = b_.y;             \
   } while (0)
 
+/* A pixel's pair (e1, e2) is 2 elements, and a row of group weights or a voxel column's slot
+ * weights 4 (recon/rays.h), each aligned to its size: one vector load each in float, one or
+ * two in double. */
+#define DBTR_LOAD_PAIR_F(a, b, s)                       \
+  do {                                                  \
+    float2 t_ = __ldg((const float2 *)(s));             \
+    (a) = t_.x, (b) = t_.y;                             \
+  } while (0)
+#define DBTR_LOAD_PAIR_D(a, b, s)                       \
+  do {                                                  \
+    double2 t_ = __ldg((const double2 *)(s));           \
+    (a) = t_.x, (b) = t_.y;                             \
+  } while (0)
+#define DBTR_LOAD4_F(d, s) DBTR_LOAD_RAY_F(d, s)
+#define DBTR_LOAD4_D(d, s) DBTR_LOAD_RAY_D(d, s)
+
 /* Each mode (and each single-change variant that `dbtr validate --explain` uses to
  * attribute a difference to one cause) is a choice of five things: the type, whether
  * products and sums are plain operators (which nvcc may contract into FMA under -fmad=true)
@@ -80,13 +96,23 @@
 #define MODE_T float
 #define MODE_VIEW dbtr_view_f
 #define MODE_FOOT dbtr_footprint_f
+#define MODE_CROSS dbtr_cross_f
+#define MODE_SLOTW dbtr_slotw_f
+#define MODE_GROUPW dbtr_groupw_f
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_F
+#define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
+#define MODE_LOAD4 DBTR_LOAD4_F
 #define MODE_RN(op) __f##op##_rn
 #else
 #define MODE_T double
 #define MODE_VIEW dbtr_view_d
 #define MODE_FOOT dbtr_footprint_d
+#define MODE_CROSS dbtr_cross_d
+#define MODE_SLOTW dbtr_slotw_d
+#define MODE_GROUPW dbtr_groupw_d
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
+#define MODE_LOAD_PAIR DBTR_LOAD_PAIR_D
+#define MODE_LOAD4 DBTR_LOAD4_D
 #define MODE_RN(op) __d##op##_rn
 #endif
 

@@ -14,4 +14,11 @@
 #endif
 #endif
 
+/* Unrolls the loop that follows in CUDA (its trip count is a constant); nothing in C. */
+#ifdef __CUDACC__
+#define DBTR_UNROLL _Pragma("unroll")
+#else
+#define DBTR_UNROLL
+#endif
+
 #endif

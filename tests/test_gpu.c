@@ -9,6 +9,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "kernels/gpu.h"
 #include "recon/compare.h"
 #include "recon/mlem.h"
 #include "tests/problems.h"
@@ -140,6 +141,38 @@ DBTR_TEST(other_modes_close) {
     }
 }
 
+/* Which gather each problem gets: the separable one for every preset's (axis-aligned)
+ * detector, in every mode, and the per-pixel one for a turned detector; so the match tests
+ * above cover both. */
+static int runs_separable(const char *preset, double rotate_deg, dbtr_gpu_mode mode) {
+  dbtr_geom g;
+  dbtr_grid grid;
+  double *y = NULL, *i0 = NULL;
+  int sep = -1;
+  if (test_small_problem(preset, &g, &grid)) return -1;
+  test_rotate_detector(&g, rotate_deg);
+  if (!test_problem_data(&g, &grid, 0, &y, &i0)) {
+    dbtr_data d = {.geom = &g, .grid = &grid, .algo = DBTR_ALGO_TRANSMISSION, .y = y, .i0 = i0};
+    run r;
+    dbtr_gpu_timing tm;
+    if (!run_open(&r, &d, 1, 1, mode, dbtr_gpu_mode_precision(mode)) && !dbtr_gpu_benchmark(r.b, 1, &tm)) sep = tm.separable;
+    run_close(&r);
+  }
+  free(y);
+  free(i0);
+  dbtr_geom_free(&g);
+  return sep;
+}
+
+DBTR_TEST(projector_paths) {
+  need_gpu();
+  const char *presets[5] = {"tiny", "hologic", "siemens", "ge", "thesis"};
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) {
+    for (int p = 0; p < 5; p++) CHECK_EQ_INT(runs_separable(presets[p], 0.0, (dbtr_gpu_mode)m), 1);
+    CHECK_EQ_INT(runs_separable("hologic", 7.0, (dbtr_gpu_mode)m), 0);
+  }
+}
+
 /* A problem too large for the GPU is refused before anything runs, with the sizes. */
 DBTR_TEST(out_of_memory_message) {
   need_gpu();
@@ -162,4 +195,4 @@ DBTR_TEST(out_of_memory_message) {
 }
 
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               out_of_memory_message)
+               projector_paths, out_of_memory_message)
