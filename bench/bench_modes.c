@@ -3,6 +3,11 @@
  * multi-threaded CPU reference on the same machine.
  *
  *   bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu]
+ *               [--rotate DEG]
+ *
+ * --rotate turns every view's detector by DEG about z, which makes the views non-separable
+ * (recon/proj_impl.h), so the GPU runs its per-pixel gather: its speed on the same
+ * problem size.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
  * the update) and one iteration (CUDA events, after a warm-up), voxel-views per second,
@@ -23,6 +28,7 @@
 #include "recon/error.h"
 #include "recon/mlem.h"
 #include "recon/rays.h"
+#include "tests/problems.h" /* test_rotate_detector */
 
 static double now(void) {
   struct timespec ts;
@@ -35,17 +41,108 @@ static void die(const char *what) {
   exit(1);
 }
 
-/* Mean number of candidate pixels the gather tests per voxel and view: the footprint box
- * is about 2 rc x 2 rr pixels (rays.h). */
-static double mean_candidates(const dbtr_geom *g, const dbtr_grid *grid) {
-  double sum = 0.0;
-  for (size_t k = 0; k < g->n_views; k++)
+/* Geometry means for the floor: candidate pixels per voxel and view (the footprint box, about
+ * 2 rc x 2 rr pixels, rays.h), pixels in the union box of a 2 x 2 voxel tile ((2 rc + dc) x
+ * (2 rr + dr), dc and dr the pixel distance between neighbouring voxel columns and rows at the
+ * grid's centre), and the fraction of ray-slice crossings inside the grid (on every 8th row
+ * and column of the detector, in double). */
+typedef struct {
+  double cand, tile, inside;
+} geometry_means;
+
+static void homography(const double *h, double x, double y, double *c, double *r) {
+  double w = h[6] * x + h[7] * y + h[8];
+  *c = (h[0] * x + h[1] * y + h[2]) / w;
+  *r = (h[3] * x + h[4] * y + h[5]) / w;
+}
+
+static geometry_means means(const dbtr_geom *g, const dbtr_grid *grid) {
+  geometry_means m = {0.0, 0.0, 0.0};
+  double xc = 0.5 * (double)grid->nx, yc = 0.5 * (double)grid->ny, n_in = 0.0, n_all = 0.0;
+  for (size_t k = 0; k < g->n_views; k++) {
+    dbtr_view_d v;
+    dbtr_view_reduce(g, grid, k, &v);
     for (size_t z = 0; z < grid->nz; z++) {
       dbtr_footprint_d f;
       dbtr_footprint_reduce(g, grid, k, z, &f);
-      sum += 2.0 * f.rc * 2.0 * f.rr;
+      double c0, r0, c1, r1, c2, r2;
+      homography(f.h, xc, yc, &c0, &r0);
+      homography(f.h, xc + 1.0, yc, &c1, &r1);
+      homography(f.h, xc, yc + 1.0, &c2, &r2);
+      m.cand += 2.0 * f.rc * 2.0 * f.rr;
+      m.tile += (2.0 * f.rc + fabs(c1 - c0)) * (2.0 * f.rr + fabs(r2 - r0));
     }
-  return sum / (double)(g->n_views * grid->nz);
+    for (size_t r = 0; r < g->n_rows; r += 8)
+      for (size_t c = 0; c < g->n_cols; c += 8) {
+        double q[3], d[3];
+        for (int i = 0; i < 3; i++) {
+          q[i] = v.p0[i] + (double)c * v.du[i] + (double)r * v.dv[i];
+          d[i] = q[i] - v.src[i];
+        }
+        double tx = d[0] / d[2], ty = d[1] / d[2], ax = v.src[0] - v.src[2] * tx, ay = v.src[1] - v.src[2] * ty;
+        for (size_t z = 0; z < grid->nz; z++) {
+          double fx = ax + (double)z * tx, fy = ay + (double)z * ty;
+          n_in += fx > -1.0 && fx < (double)grid->nx && fy > -1.0 && fy < (double)grid->ny;
+          n_all += 1.0;
+        }
+      }
+  }
+  m.cand /= (double)(g->n_views * grid->nz);
+  m.tile /= (double)(g->n_views * grid->nz);
+  m.inside = n_in / n_all;
+  return m;
+}
+
+/* The floor of one iteration (docs/performance.md, "The floor"): the operations of fast's
+ * arithmetic counted per unit (an FMA is one operation; conversions apart, as they run on
+ * their own unit), and the bytes each pass must move once, for the gather that runs
+ * (separable or per-pixel) in element size e. */
+typedef struct {
+  double ops, cvt, bytes;
+} floor_count;
+
+typedef struct {
+  double np, nz, nvox, voxel_views; /* pixels of all views, slices, voxels, voxels x views */
+  double slot_tables, group_tables; /* separable table entries: (views, nz, nx) and (views, nz, groups) */
+} problem_size;
+
+static floor_count count_floor(const geometry_means *m, const problem_size *ps, int separable, double e) {
+  double samples = ps->np * ps->nz, inside = m->inside * samples;
+  floor_count f;
+  /* Forward, per ray and slice: the crossing (2 FMA, 4 compares, 2 subtractions; 2 floors
+   * and 2 conversions to int) and, inside the grid, the bilinear sample (2 subtractions, 4
+   * weight products, 1 product and 3 FMA for the sum, 1 addition). */
+  f.ops = samples * 8.0 + inside * 11.0;
+  f.cvt = samples * 4.0;
+  /* Back, per voxel and view: a product and a zero test per candidate pixel, and 2 FMA per
+   * nonzero weight (4 per crossing inside the grid). The per-pixel gather also computes, once
+   * per 2 x 2 voxel tile, the crossing of each pixel of the tile's union box. */
+  f.ops += ps->voxel_views * m->cand * 2.0 + 4.0 * inside * 2.0;
+  if (!separable) {
+    f.ops += ps->voxel_views * m->tile / 4.0 * 8.0;
+    f.cvt += ps->voxel_views * m->tile / 4.0 * 4.0;
+  }
+  /* Forward: ray record (4), length, y and i0 read, A mu and the pair (e1, e2) written; the
+   * volume read. Back: the pairs read (and, per-pixel, the ray records; separable, the slot
+   * and group tables), the volume read and written. */
+  f.bytes = ps->np * 10.0 * e + ps->nvox * e;
+  if (separable)
+    f.bytes += ps->np * 2.0 * e + ps->slot_tables * (8.0 + 4.0 * e) + ps->group_tables * (8.0 + 32.0 * e);
+  else
+    f.bytes += ps->np * 6.0 * e;
+  f.bytes += ps->nvox * 2.0 * e;
+  return f;
+}
+
+/* H100 SXM (and H200: the same 132 multiprocessors at 1.98 GHz): per multiprocessor and
+ * clock, 128 FP32 operations (4 warp instructions issued), 64 FP64 and 16 conversions (the
+ * CUDA programming guide's throughput table); device memory 3.35 TB/s (H200 4.8 TB/s). */
+static const double clock_sms = 132.0 * 1.98e9;
+
+static double floor_ms(const floor_count *f, int dp, double bw) {
+  double issue = (f->ops + f->cvt) / (128.0 * clock_sms), cvt = f->cvt / (16.0 * clock_sms);
+  double arith = dp ? fmax(f->ops / (64.0 * clock_sms), issue) : issue;
+  return 1e3 * fmax(fmax(arith, cvt), f->bytes / bw);
 }
 
 static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
@@ -58,14 +155,17 @@ static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
 int main(int argc, char **argv) {
   const char *sys_name = "thesis";
   int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1;
+  double rotate_deg = 0.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--system") && i + 1 < argc) sys_name = argv[++i];
     else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu-threads") && i + 1 < argc) cpu_threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-cpu")) do_cpu = 0;
+    else if (!strcmp(argv[i], "--rotate") && i + 1 < argc) rotate_deg = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu]\n");
+      fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu] "
+                      "[--rotate DEG]\n");
       return 2;
     }
   }
@@ -79,6 +179,7 @@ int main(int argc, char **argv) {
   dbtr_geom g;
   dbtr_grid grid = sys->grid;
   if (dbtr_system_geometry(sys, &g)) die("geometry");
+  test_rotate_detector(&g, rotate_deg);
   size_t nv = grid.nx * grid.ny * grid.nz, np = g.n_views * g.n_rows * g.n_cols;
   float *vol = malloc(nv * sizeof(float)), *l = malloc(np * sizeof(float)), *back = malloc(nv * sizeof(float));
   double *y = malloc(np * sizeof(double)), *i0 = malloc(np * sizeof(double));
@@ -115,27 +216,21 @@ int main(int argc, char **argv) {
     y[i] = floor(5000.0 * exp(-(double)l[i]));
   }
 
-  /* The floor, counted (docs/performance.md): bytes each pass must move at least once, and
-   * the operations of the shared arithmetic. */
-  double cand = mean_candidates(&g, &grid);
+  /* The floor, counted (docs/performance.md). */
+  geometry_means gm = means(&g, &grid);
+  double ngroups = (double)((grid.ny + DBTR_GROUP - 1) / DBTR_GROUP), vz = (double)(g.n_views * grid.nz);
+  problem_size ps = {(double)np, (double)grid.nz, (double)nv, (double)nv * (double)g.n_views, vz * (double)grid.nx,
+                     vz * ngroups};
   size_t es[2] = {4, 8};
-  double bytes[2], flops;
-  for (int p = 0; p < 2; p++) {
-    double e = (double)es[p];
-    double fwd = (double)np * (4 + 1 + 2 + 3) * e + (double)nv * e; /* ray record, len, y, i0; proj, e1, e2; volume */
-    double bck = (double)np * (4 + 2) * e + (double)nv * 2 * e;      /* ray record, e1, e2; volume in and out */
-    bytes[p] = fwd + bck;
-  }
-  /* forward: per slice crossing (2 mul, 2 add, 4 compares, 2 floor, 2 sub), weights (2 sub,
-   * 4 mul) and the 4-term sum (4 mul, 4 add): about 28; back: per candidate the crossing and
-   * its tests (about 14) plus, for the ~4 accepted, the weight and two accumulations (5). */
-  flops = (double)np * (double)grid.nz * 28.0 + voxel_views * (cand * 14.0 + 4.0 * 5.0);
-  const double hbm = 3.35e12, fp32 = 67e12, fp64 = 34e12; /* H100 SXM datasheet rates (H200: 4.8e12 HBM) */
-  int is_h200 = strstr(gpu_name, "H200") != NULL;
-  double bw = is_h200 ? 4.8e12 : hbm;
-  printf("floor per iteration: %.2f GB (float) / %.2f GB (double) at %.2f TB/s, %.0f GFLOP at %.0f / %.0f TFLOP/s; "
-         "%.1f candidate pixels per voxel-view\n",
-         bytes[0] / 1e9, bytes[1] / 1e9, bw / 1e12, flops / 1e9, fp32 / 1e12, fp64 / 1e12, cand);
+  floor_count fc[2][2]; /* [double][separable] */
+  for (int dp = 0; dp < 2; dp++)
+    for (int sep = 0; sep < 2; sep++) fc[dp][sep] = count_floor(&gm, &ps, sep, (double)es[dp]);
+  double bw = strstr(gpu_name, "H200") ? 4.8e12 : 3.35e12;
+  printf("floor per iteration (float, separable / per-pixel): %.2f / %.2f GB at %.2f TB/s; %.0f / %.0f G operations "
+         "and %.1f / %.1f G conversions\n"
+         "  (%.2f candidate pixels per voxel-view, %.1f per 2 x 2 tile, %.1f%% of crossings inside the grid)\n",
+         fc[0][1].bytes / 1e9, fc[0][0].bytes / 1e9, bw / 1e12, fc[0][1].ops / 1e9, fc[0][0].ops / 1e9,
+         fc[0][1].cvt / 1e9, fc[0][0].cvt / 1e9, gm.cand, gm.tile, 100.0 * gm.inside);
 
   dbtr_data data = {.geom = &g, .grid = &grid, .algo = DBTR_ALGO_TRANSMISSION, .y = y, .i0 = i0};
   dbtr_mlem m;
@@ -155,8 +250,8 @@ int main(int argc, char **argv) {
       dbtr_backend_destroy(&b);
     }
   printf("CPU reference iteration (float): %.3f s\n\n", cpu_iter);
-  printf("%-13s %9s %9s %9s %10s %11s %11s %9s %8s %9s %s\n", "mode", "fwd ms", "back ms", "iter ms", "N iter s",
-         "fwd vv/s", "back vv/s", "floor ms", "x floor", "x fast", "vs CPU, bitwise");
+  printf("%-13s %9s %9s %9s %10s %11s %11s %9s %8s %9s %-10s %s\n", "mode", "fwd ms", "back ms", "iter ms", "N iter s",
+         "fwd vv/s", "back vv/s", "floor ms", "x floor", "x fast", "projectors", "vs CPU, bitwise");
   double fast_iter = NAN;
   for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
     dbtr_backend *b = NULL;
@@ -170,11 +265,12 @@ int main(int argc, char **argv) {
     }
     if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;
-    double floor_ms = 1e3 * fmax(bytes[dp] / bw, flops / (dp ? fp64 : fp32));
-    printf("%-13s %9.2f %9.2f %9.2f %10.3f %11.3g %11.3g %9.2f %8.1f %9.2f %.0fx, %s\n",
+    double fl = floor_ms(&fc[dp][tm.separable], dp, bw);
+    printf("%-13s %9.2f %9.2f %9.2f %10.3f %11.3g %11.3g %9.2f %8.1f %9.2f %-10s %.0fx, %s\n",
            dbtr_gpu_mode_name((dbtr_gpu_mode)mode), tm.forward_ms, tm.back_ms, tm.iteration_ms,
            iterations * tm.iteration_ms / 1e3, voxel_views / (tm.forward_ms / 1e3), voxel_views / (tm.back_ms / 1e3),
-           floor_ms, tm.iteration_ms / floor_ms, tm.iteration_ms / fast_iter, cpu_iter * 1e3 / tm.iteration_ms, same);
+           fl, tm.iteration_ms / fl, tm.iteration_ms / fast_iter, tm.separable ? "separable" : "per-pixel",
+           cpu_iter * 1e3 / tm.iteration_ms, same);
     dbtr_backend_destroy(&b);
   }
   dbtr_mlem_free(&m);
