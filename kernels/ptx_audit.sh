@@ -143,7 +143,10 @@ BEGIN {
                "plain.f32 plain.f64 ex2 lg2 sqrt.rn sqrt.apx rcp ftz", col, " ")
   while ((getline line < modes_file) > 0) { split(line, w, " "); mname[w[1] + 0] = w[2] }
   nrow = 0
-  order["k_rays"] = 1; order["k_forward"] = 2; order["k_reduce"] = 3; order["k_gather"] = 4
+  # Launch order: set-up (ray records, then the separable tables), then those of each iteration.
+  n = split("k_rays k_sep_rays k_sep_cross k_sep_slots k_sep_check k_sep_groups k_forward k_reduce " \
+            "k_gather_sep k_gather", kn, " ")
+  for (i = 1; i <= n; i++) order[kn[i]] = i
 }
 FNR == 1 {
   # Files are named ID.MODE.ptx (ID in two digits) and so come in ID order.
@@ -152,8 +155,10 @@ FNR == 1 {
 }
 /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(entry|func)[ \t]/ {
   name = $0; sub(/\(.*/, "", name); sub(/.*[ \t]/, "", name)
+  # The kernel name inside the mangled name: k_ and lower case, up to the "E"
+  # that closes the name.
   kern = name
-  for (k in order) if (index(name, k)) kern = k
+  if (match(name, /k_[a-z_]+/)) kern = substr(name, RSTART, RLENGTH)
   if (index($0, ".func")) kern = "func " name
   if (totals) kern = "all"
   key = mode SUBSEP kern
@@ -191,7 +196,7 @@ END {
   # Kernels in launch order within each mode, then any other entry or device function.
   for (i = 1; i <= nrow; i++) {
     split(rows[i], kk, SUBSEP)
-    rank[i] = (kk[2] in order) ? order[kk[2]] : 9
+    rank[i] = (kk[2] in order) ? order[kk[2]] : 99
   }
   for (i = 2; i <= nrow; i++)
     for (j = i; j > 1; j--) {
