@@ -30,6 +30,12 @@
 #include "recon/rays.h"
 #include "tests/problems.h" /* test_rotate_detector */
 
+/* The shared arithmetic in double with the CPU reference's operators, for the floor's
+ * count of crossings inside the grid. */
+#define DBTR_FN(name) b_##name
+#define DBTR_CPU_DOUBLE 1
+#include "recon/cpu_arith.h"
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -44,21 +50,16 @@ static void die(const char *what) {
 /* Geometry means for the floor: candidate pixels per voxel and view (the footprint box, about
  * 2 rc x 2 rr pixels, rays.h), pixels in the union box of a 2 x 2 voxel tile ((2 rc + dc) x
  * (2 rr + dr), dc and dr the pixel distance between neighbouring voxel columns and rows at the
- * grid's centre), and the fraction of ray-slice crossings inside the grid (on every 8th row
- * and column of the detector, in double). */
+ * grid's centre), and the fraction of ray-slice crossings inside the grid (crossing(), on
+ * every 8th row and column of the detector, in double). */
 typedef struct {
   double cand, tile, inside;
 } geometry_means;
 
-static void homography(const double *h, double x, double y, double *c, double *r) {
-  double w = h[6] * x + h[7] * y + h[8];
-  *c = (h[0] * x + h[1] * y + h[2]) / w;
-  *r = (h[3] * x + h[4] * y + h[5]) / w;
-}
-
 static geometry_means means(const dbtr_geom *g, const dbtr_grid *grid) {
   geometry_means m = {0.0, 0.0, 0.0};
   double xc = 0.5 * (double)grid->nx, yc = 0.5 * (double)grid->ny, n_in = 0.0, n_all = 0.0;
+  int nx = (int)grid->nx, ny = (int)grid->ny;
   for (size_t k = 0; k < g->n_views; k++) {
     dbtr_view_d v;
     dbtr_view_reduce(g, grid, k, &v);
@@ -66,23 +67,20 @@ static geometry_means means(const dbtr_geom *g, const dbtr_grid *grid) {
       dbtr_footprint_d f;
       dbtr_footprint_reduce(g, grid, k, z, &f);
       double c0, r0, c1, r1, c2, r2;
-      homography(f.h, xc, yc, &c0, &r0);
-      homography(f.h, xc + 1.0, yc, &c1, &r1);
-      homography(f.h, xc, yc + 1.0, &c2, &r2);
+      dbtr_footprint_map(f.h, xc, yc, &c0, &r0);
+      dbtr_footprint_map(f.h, xc + 1.0, yc, &c1, &r1);
+      dbtr_footprint_map(f.h, xc, yc + 1.0, &c2, &r2);
       m.cand += 2.0 * f.rc * 2.0 * f.rr;
       m.tile += (2.0 * f.rc + fabs(c1 - c0)) * (2.0 * f.rr + fabs(r2 - r0));
     }
     for (size_t r = 0; r < g->n_rows; r += 8)
       for (size_t c = 0; c < g->n_cols; c += 8) {
-        double q[3], d[3];
-        for (int i = 0; i < 3; i++) {
-          q[i] = v.p0[i] + (double)c * v.du[i] + (double)r * v.dv[i];
-          d[i] = q[i] - v.src[i];
-        }
-        double tx = d[0] / d[2], ty = d[1] / d[2], ax = v.src[0] - v.src[2] * tx, ay = v.src[1] - v.src[2] * ty;
+        double ray[4];
+        b_ray_setup(&v, (int)r, (int)c, ray);
         for (size_t z = 0; z < grid->nz; z++) {
-          double fx = ax + (double)z * tx, fy = ay + (double)z * ty;
-          n_in += fx > -1.0 && fx < (double)grid->nx && fy > -1.0 && fy < (double)grid->ny;
+          int ix, iy;
+          double wx, wy;
+          n_in += b_crossing(ray, (int)z, nx, ny, &ix, &iy, &wx, &wy);
           n_all += 1.0;
         }
       }

@@ -33,9 +33,7 @@ static void cross3(const double *a, const double *b, double *o) {
   o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Pixel coordinates of the point (x, y) of slice z, all in index units, by the
- * homography h (see rays.h). */
-static void apply_h(const double *h, double x, double y, double *c, double *r) {
+void dbtr_footprint_map(const double h[9], double x, double y, double *c, double *r) {
   double w = h[6] * x + h[7] * y + h[8];
   *c = (h[0] * x + h[1] * y + h[2]) / w;
   *r = (h[3] * x + h[4] * y + h[5]) / w;
@@ -86,11 +84,11 @@ void dbtr_footprint_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, 
       double x = -1.0 + (double)a / (m - 1) * ((double)grid->nx + 1.0);
       double y = -1.0 + (double)b / (m - 1) * ((double)grid->ny + 1.0);
       double c0, r0;
-      apply_h(out->h, x, y, &c0, &r0);
+      dbtr_footprint_map(out->h, x, y, &c0, &r0);
       for (int cx = -1; cx <= 1; cx += 2)
         for (int cy = -1; cy <= 1; cy += 2) {
           double c1, r1;
-          apply_h(out->h, x + cx, y + cy, &c1, &r1);
+          dbtr_footprint_map(out->h, x + cx, y + cy, &c1, &r1);
           rc = fmax(rc, fabs(c1 - c0));
           rr = fmax(rr, fabs(r1 - r0));
         }

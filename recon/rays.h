@@ -51,6 +51,9 @@ void dbtr_view_to_f(const dbtr_view_d *in, dbtr_view_f *out);
 /* The footprint of view k on slice z (index), in double, and its rounding to float. */
 void dbtr_footprint_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, size_t z, dbtr_footprint_d *out);
 void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out);
+/* Pixel coordinates (c, r) of the point (x, y) of the footprint's slice, in index units, by
+ * its homography h (the formula above), in double. */
+void dbtr_footprint_map(const double h[9], double x, double y, double *c, double *r);
 
 /* Separable views (recon/proj_impl.h, "Separable views"): when a view's detector columns
  * run along x and its rows along y, a ray's x crossing depends on its column alone and its

@@ -1,5 +1,5 @@
-/* tests/separable_check.h: the separable projectors of recon/proj_impl.h ("Separable
- * views") against the per-pixel ones, on the CPU, in one precision. Included by
+/* tests/separable_check.h: the separable gather of recon/proj_impl.h ("Separable views")
+ * against the per-pixel one, on the CPU, in one precision. Included by
  * tests/test_separable.c once per precision, with
  *   ST       the type (float or double)
  *   SF(name) the shared function `name` of that precision (t_name_f, t_name_d)
@@ -13,7 +13,7 @@
 
 typedef struct {
   size_t nv, nz, nr, nc, nx, ny, ng, npix;
-  ST *rays, *lens;            /* (nv, nr, nc, 4), (nv, nr, nc) */
+  ST *rays;                   /* (nv, nr, nc, 4) */
   SFOOT *foot;                /* (nv, nz) */
   SCROSS *cx, *cy;            /* (nv, nz, nc), (nv, nz, nr) */
   dbtr_slots *xs, *ys, *gs;   /* (nv, nz, nx), (nv, nz, ny), (nv, nz, ng) */
@@ -23,7 +23,6 @@ typedef struct {
 
 static void SN(tables_free)(SN(tables) * t) {
   free(t->rays);
-  free(t->lens);
   free(t->foot);
   free(t->cx);
   free(t->cy);
@@ -44,7 +43,6 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   t->npix = t->nr * t->nc;
   size_t vz = t->nv * t->nz;
   t->rays = malloc(t->nv * t->npix * 4 * sizeof(ST));
-  t->lens = malloc(t->nv * t->npix * sizeof(ST));
   t->foot = malloc(vz * sizeof(SFOOT));
   t->cx = malloc(vz * t->nc * sizeof(SCROSS));
   t->cy = malloc(vz * t->nr * sizeof(SCROSS));
@@ -54,7 +52,7 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   t->xw = malloc(vz * t->nx * sizeof(SSLOTW));
   t->yw = malloc(vz * t->ny * sizeof(SSLOTW));
   t->gw = malloc(vz * t->ng * sizeof(SGROUPW));
-  if (!t->rays || !t->lens || !t->foot || !t->cx || !t->cy || !t->xs || !t->ys || !t->gs || !t->xw || !t->yw || !t->gw) {
+  if (!t->rays || !t->foot || !t->cx || !t->cy || !t->xs || !t->ys || !t->gs || !t->xw || !t->yw || !t->gw) {
     TEST__FAIL("out of memory");
     return 0;
   }
@@ -66,7 +64,7 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
     SVIEW_CONVERT(&vd, &v);
     ST *rays = t->rays + 4 * k * t->npix;
     for (int r = 0; r < nr; r++)
-      for (int c = 0; c < nc; c++) t->lens[k * t->npix + (size_t)(r * nc + c)] = SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c));
+      for (int c = 0; c < nc; c++) SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c)); /* the length is not needed */
     for (int r = 0; r < nr; r++)
       for (int c = 0; c < nc; c++) sep &= SF(ray_separable)(rays, r, c, nc);
     for (size_t z = 0; z < t->nz; z++) {
