@@ -22,13 +22,13 @@ static int64_t ordered_d(double a) {
 }
 
 uint64_t dbtr_ulp_distance_f(float a, float b) {
-  if (isnan(a) || isnan(b)) return (isnan(a) && isnan(b)) ? 0 : UINT64_MAX;
+  if (isnan(a) || isnan(b)) return UINT64_MAX;
   int64_t d = ordered_f(a) - ordered_f(b);
   return (uint64_t)(d < 0 ? -d : d);
 }
 
 uint64_t dbtr_ulp_distance_d(double a, double b) {
-  if (isnan(a) || isnan(b)) return (isnan(a) && isnan(b)) ? 0 : UINT64_MAX;
+  if (isnan(a) || isnan(b)) return UINT64_MAX;
   int64_t ia = ordered_d(a), ib = ordered_d(b);
   /* The difference of two values on the ordered line can exceed INT64_MAX (a huge
    * positive against a huge negative): compute it in unsigned arithmetic. */

@@ -1,7 +1,9 @@
 /* recon/compare.h: how two results differ, element by element (docs/validation.md).
  *
  * ULP distance counts the representable values between a and b: 0 means bitwise equal
- * (+0 and -0 count as equal), 1 means neighbours. NaN against anything is UINT64_MAX. */
+ * (+0 and -0 count as equal), 1 means neighbours. NaN against anything, NaN included, is
+ * UINT64_MAX: a NaN is never a result two paths agree on, so two NaN-producing paths must
+ * not be called identical. */
 #ifndef DBTR_COMPARE_H
 #define DBTR_COMPARE_H
 

@@ -14,6 +14,7 @@ DBTR_TEST(ulp_distance_cases) {
   CHECK_EQ_U64(dbtr_ulp_distance_f(-FLT_TRUE_MIN, FLT_TRUE_MIN), 2); /* across zero: -min, 0, +min */
   CHECK_EQ_U64(dbtr_ulp_distance_f(1.0f, 2.0f), 1u << 23);    /* one binade holds 2^23 floats */
   CHECK_EQ_U64(dbtr_ulp_distance_f(NAN, 1.0f), UINT64_MAX);
+  CHECK_EQ_U64(dbtr_ulp_distance_f(1.0f, NAN), UINT64_MAX);
   CHECK_EQ_U64(dbtr_ulp_distance_d(1.0, 2.0), (uint64_t)1 << 52);
   CHECK_EQ_U64(dbtr_ulp_distance_d(-DBL_MAX, DBL_MAX), 2 * (uint64_t)0x7fefffffffffffff); /* no overflow */
 }
@@ -62,4 +63,21 @@ DBTR_TEST(stats_known_differences) {
   CHECK_NEAR(st.rel_l2, 0.5 / sqrt(33.25), 1e-15);
 }
 
-DBTR_TEST_MAIN(ulp_distance_cases, median_is_the_sorted_middle, stats_known_differences)
+/* Two paths that both produce NaN have not agreed on anything: validate must report them
+ * as differing (compare.h), whether the NaNs' bits are equal or not. */
+DBTR_TEST(nan_never_counts_as_identical) {
+  float qnan = NAN, other = -NAN; /* the same NaN bits, and NaN with the sign flipped */
+  CHECK_EQ_U64(dbtr_ulp_distance_f(qnan, qnan), UINT64_MAX);
+  CHECK_EQ_U64(dbtr_ulp_distance_f(qnan, other), UINT64_MAX);
+  CHECK_EQ_U64(dbtr_ulp_distance_d((double)NAN, (double)NAN), UINT64_MAX);
+  float a[3] = {1.0f, NAN, 2.0f}, b[3] = {1.0f, NAN, 2.0f};
+  dbtr_diff_stats st;
+  CHECK_OK(dbtr_diff_stats_f(a, b, 3, NULL, &st));
+  CHECK_EQ_INT(st.n_differ, 1); /* the NaN element, though its bits are the same in a and b */
+  CHECK_EQ_U64(st.max_ulp, UINT64_MAX);
+  double c[2] = {(double)NAN, 0.5}, d[2] = {(double)NAN, 0.5};
+  CHECK_OK(dbtr_diff_stats_d(c, d, 2, NULL, &st));
+  CHECK_EQ_INT(st.n_differ, 1);
+}
+
+DBTR_TEST_MAIN(ulp_distance_cases, median_is_the_sorted_middle, stats_known_differences, nan_never_counts_as_identical)
