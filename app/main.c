@@ -28,8 +28,9 @@ static void usage(FILE *f) {
           DBTR_VERSION_STRING);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nexit codes: 0 ok, 2 bad input or arguments, 3 I/O error, 4 out of memory, 5 GPU error,\n"
-             "6 results differ where identity was required (validate), 70 internal error (docs/errors.md)\n");
+  fprintf(f, "\nexit codes: 0 ok, 2 bad input or arguments, 3 I/O error, 4 out of memory, 5 the GPU failed,\n"
+             "6 results differ where identity was required (validate), 7 no usable GPU,\n"
+             "70 internal error (docs/errors.md)\n");
 }
 
 int main(int argc, char **argv) {

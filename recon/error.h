@@ -12,7 +12,9 @@
 extern "C" {
 #endif
 
-/* X(name, exit code, generic text). The exit code is what `dbtr` returns for it. */
+/* X(name, exit code, generic text). The exit code is what `dbtr` returns for it. "No GPU"
+ * (none found, or a build without CUDA) and "the GPU failed" have different codes, so a
+ * script or test can skip on the first and must fail on the second. */
 #define DBTR_ERRORS(X)                                                   \
   X(INVAL, 2, "invalid argument")                                       \
   X(FORMAT, 2, "bad or unsupported file content")                       \
@@ -20,7 +22,7 @@ extern "C" {
   X(OVERFLOW, 2, "size too large")                                       \
   X(IO, 3, "input/output error")                                         \
   X(NOMEM, 4, "out of memory")                                           \
-  X(NOGPU, 5, "no usable GPU")                                           \
+  X(NOGPU, 7, "no usable GPU")                                           \
   X(GPU, 5, "GPU error")                                                 \
   X(DIFFERS, 6, "results differ where they were expected to be identical") \
   X(INTERNAL, 70, "internal error")

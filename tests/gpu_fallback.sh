@@ -2,15 +2,19 @@
 # tests/gpu_fallback.sh DBTR: GPU faults. With the GPU memory capped below what the
 # reconstruction needs (DBTR_GPU_MAX_BYTES), --backend gpu fails with exit 5 and a message
 # giving the size asked for and what was free; --backend auto warns and runs on the CPU,
-# with the CPU's result. Exits 77 (skip) where no GPU can be used at all.
+# with the CPU's result. Exits 77 (skip) only where no GPU can be used at all (dbtr's exit
+# 7); any other failure of the GPU probe fails the test.
 set -eu
 dbtr=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 "$dbtr" phantom -o scan.h5 --quiet
-"$dbtr" recon scan.h5 -o probe.tif --iterations 1 --backend gpu --quiet 2>/dev/null || { echo "SKIP: no GPU"; exit 77; }
 set +e
+"$dbtr" recon scan.h5 -o probe.tif --iterations 1 --backend gpu --quiet 2>probe.txt
+rc=$?
+[ "$rc" -eq 7 ] && { echo "SKIP: no GPU"; exit 77; }
+[ "$rc" -eq 0 ] || { echo "FAIL: the GPU probe exited $rc"; cat probe.txt; exit 1; }
 DBTR_GPU_MAX_BYTES=1000 "$dbtr" recon scan.h5 -o gpu.tif --iterations 1 --backend gpu --quiet 2>err.txt
 rc=$?
 set -e

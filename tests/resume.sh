@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/resume.sh DBTR BACKEND: a run stopped after 2 iterations and resumed from its
 # checkpoint gives the same bits as an uninterrupted run of 4 (the TIFF files are compared
-# byte for byte). BACKEND is cpu or gpu; gpu exits 77 (skip) where no GPU can be used.
+# byte for byte). BACKEND is cpu or gpu; gpu exits 77 (skip) only where no GPU can be used
+# (dbtr's exit 7), and fails when the GPU is there but the probe run fails.
 set -eu
 dbtr=$1
 backend=$2
@@ -11,7 +12,10 @@ cd "$dir"
 "$dbtr" phantom -o scan.h5 --quiet
 if [ "$backend" = gpu ]; then
   set -- --backend gpu --mode cpu-match
-  "$dbtr" recon scan.h5 -o probe.tif --iterations 1 --quiet "$@" 2>/dev/null || { echo "SKIP: no GPU"; exit 77; }
+  rc=0
+  "$dbtr" recon scan.h5 -o probe.tif --iterations 1 --quiet "$@" 2>probe.txt || rc=$?
+  [ "$rc" -eq 7 ] && { echo "SKIP: no GPU"; exit 77; }
+  [ "$rc" -eq 0 ] || { echo "FAIL: the GPU probe exited $rc"; cat probe.txt; exit 1; }
 else
   set -- --backend cpu
 fi
