@@ -237,6 +237,9 @@ static int writable_folder(const char *cmd, const char *out) {
 
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force) {
   struct stat so;
+  /* A device, FIFO, socket, folder or symbolic link is refused whatever --force says. */
+  int rc = dbtr_atomic_check_target(out);
+  if (rc) return cli_fail(cmd, rc);
   if (stat(out, &so) != 0) return writable_folder(cmd, out);
   for (size_t i = 0; i < n_inputs; i++) {
     struct stat si;

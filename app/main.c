@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/commands.h"
+#include "io/atomic_file.h"
 #include "recon/version.h"
 
 typedef struct {
@@ -34,6 +35,9 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  /* An interrupted write removes its temporary and exits 128 + signal; a file-size limit
+   * becomes an error naming the file (io/atomic_file.h). */
+  dbtr_atomic_cleanup_on_signals();
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -1,14 +1,64 @@
-/* io/atomic_file.c: temporary file beside the target, renamed into place. */
+/* io/atomic_file.c: temporary file beside the target, renamed into place without replacing
+ * what appeared meanwhile, and removed when a signal ends the process. */
+#define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28, Linux 3.15) */
 #include "io/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recon/error.h"
+
+/* The temporaries being written, for the signal handler. A slot is claimed with a
+ * compare-and-swap (FREE -> FILLING), its path copied, then published (LIVE); the handler
+ * only reads LIVE slots and calls unlink, which is async-signal-safe. Writers rarely hold
+ * more than one temporary at a time; past DBTR__LIVE_MAX a temporary is simply not
+ * cleaned up on a signal, never lost track of otherwise. */
+enum { DBTR__LIVE_MAX = 16, SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_LIVE = 2 };
+static char live_path[DBTR__LIVE_MAX][PATH_MAX];
+static atomic_int live_state[DBTR__LIVE_MAX];
+
+static int live_add(const char *path) {
+  if (strlen(path) >= PATH_MAX) return -1;
+  for (int i = 0; i < DBTR__LIVE_MAX; i++) {
+    int expect = SLOT_FREE;
+    if (atomic_compare_exchange_strong(&live_state[i], &expect, SLOT_FILLING)) {
+      strcpy(live_path[i], path);
+      atomic_store(&live_state[i], SLOT_LIVE);
+      return i;
+    }
+  }
+  return -1;
+}
+
+static void live_remove(int slot) {
+  if (slot >= 0) atomic_store(&live_state[slot], SLOT_FREE);
+}
+
+static void on_signal(int sig) {
+  for (int i = 0; i < DBTR__LIVE_MAX; i++)
+    if (atomic_load(&live_state[i]) == SLOT_LIVE) unlink(live_path[i]);
+  _exit(128 + sig);
+}
+
+void dbtr_atomic_cleanup_on_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  /* Block the others while one is handled, so two signals do not race over the list. */
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&sa.sa_mask, sigs[i]);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN);
+}
 
 static char *dup_str(const char *s) {
   size_t n = strlen(s) + 1;
@@ -17,10 +67,29 @@ static char *dup_str(const char *s) {
   return p;
 }
 
+static const char *kind_of(mode_t m) {
+  if (S_ISLNK(m)) return "a symbolic link (give the path of the file itself)";
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+int dbtr_atomic_check_target(const char *target) {
+  struct stat st;
+  if (!target || !*target) return dbtr_err(DBTR_EINVAL, "output path is empty");
+  if (lstat(target, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+  return dbtr_err(DBTR_EINVAL, "%s: is %s; dbtr writes and replaces only regular files", target, kind_of(st.st_mode));
+}
+
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   f->target = NULL;
   f->tmp = NULL;
-  if (!target || !*target) return dbtr_err(DBTR_EINVAL, "output path is empty");
+  f->replace = 0;
+  f->slot = -1;
+  int rc = dbtr_atomic_check_target(target);
+  if (rc) return rc;
   size_t n = strlen(target);
   if (target[n - 1] == '/') return dbtr_err(DBTR_EINVAL, "%s: output path names a folder, not a file", target);
   char *tmp = malloc(n + 32);
@@ -37,19 +106,37 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   int err = EEXIST;
   for (int attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
     snprintf(tmp, n + 32, "%.*s.%s.%ld.%d.tmp", (int)dir_len, target, target + dir_len, (long)getpid(), attempt);
+    /* Registered before it exists, so no moment passes in which a signal could leave the
+     * file behind; unlinking a name not yet created is harmless. */
+    int slot = live_add(tmp);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd >= 0) {
       close(fd);
+      struct stat st;
       f->tmp = tmp;
       f->target = tgt;
+      f->slot = slot;
+      f->replace = lstat(target, &st) == 0;
       return 0;
     }
     err = errno;
+    live_remove(slot);
   }
   free(tmp);
   free(tgt);
   if (err == EEXIST) return dbtr_err(DBTR_EIO, "%s: cannot find a free temporary name in the output folder", target);
   return dbtr_err(DBTR_EIO, "%s: cannot create a file in the output folder: %s", target, strerror(err));
+}
+
+/* Moves tmp to target only if target does not exist. renameat2 does it in one step; file
+ * systems without it (some network ones) get link + unlink, which fails the same way on an
+ * existing target. */
+static int rename_noreplace(const char *tmp, const char *target) {
+  if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (link(tmp, target) != 0) return -1;
+  unlink(tmp);
+  return 0;
 }
 
 int dbtr_atomic_commit(dbtr_atomic_file *f) {
@@ -59,21 +146,34 @@ int dbtr_atomic_commit(dbtr_atomic_file *f) {
     rc = dbtr_err(DBTR_EIO, "%s: cannot flush the written file: %s", f->target, strerror(errno));
   }
   if (fd >= 0) close(fd);
-  if (!rc && rename(f->tmp, f->target) != 0)
-    rc = dbtr_err(DBTR_EIO, "%s: cannot move the written file into place: %s", f->target, strerror(errno));
+  if (!rc && (f->replace ? rename(f->tmp, f->target) : rename_noreplace(f->tmp, f->target)) != 0) {
+    if (errno == EEXIST)
+      rc = dbtr_err(DBTR_EINVAL, "%s: appeared while dbtr was writing it (another run writing the same file?); "
+                    "it was left as it is and this run's output discarded",
+                    f->target);
+    else
+      rc = dbtr_err(DBTR_EIO, "%s: cannot move the written file into place: %s", f->target, strerror(errno));
+  }
   if (rc) {
     dbtr_atomic_abort(f);
     return rc;
   }
+  live_remove(f->slot);
   free(f->tmp);
   free(f->target);
   f->tmp = f->target = NULL;
+  f->slot = -1;
   return 0;
 }
 
 void dbtr_atomic_abort(dbtr_atomic_file *f) {
-  if (f->tmp) remove(f->tmp);
+  /* A struct that never went through begin (zero-initialised) holds no slot. */
+  if (f->tmp) {
+    remove(f->tmp);
+    live_remove(f->slot);
+  }
   free(f->tmp);
   free(f->target);
   f->tmp = f->target = NULL;
+  f->slot = -1;
 }

@@ -1,21 +1,44 @@
-/* io/atomic_file.h: outputs appear whole or not at all.
+/* io/atomic_file.h: outputs appear whole or not at all, and never replace what they must not.
  *
  * dbtr_atomic_begin makes a temporary name beside the target (same folder, so rename is
  * atomic); the writer writes there; dbtr_atomic_commit renames it into place and
- * dbtr_atomic_abort removes it. A failed or killed run leaves any previous file intact. */
+ * dbtr_atomic_abort removes it. A failed or killed run leaves any previous file intact.
+ *
+ * What may be replaced (docs/errors.md, "Outputs"):
+ * - Only a regular file. A target that is a device, FIFO, socket or folder is refused, and
+ *   so is a symbolic link: replacing the link with a file would cut it from what it points
+ *   to, and writing through it would put the output somewhere the command line does not
+ *   name. The caller decides about --force before begin; begin refuses what no --force may
+ *   replace.
+ * - Only a file that existed when the write began. A target that appears while dbtr
+ *   writes (another run writing the same -o) is left alone: the commit fails with
+ *   DBTR_EINVAL and the temporary is removed, so of two runs the later one loses, loudly. */
 #ifndef DBTR_ATOMIC_FILE_H
 #define DBTR_ATOMIC_FILE_H
 
 typedef struct {
   char *target; /* final path */
   char *tmp;    /* temporary path in the same folder */
+  int replace;  /* 1: the target existed at begin, and the commit replaces it */
+  int slot;     /* the temporary's place in the signal clean-up list, or -1 */
 } dbtr_atomic_file;
 
-/* Checks the target's folder is writable and picks an unused temporary name. */
+/* Refuses a target that exists and is not a regular file (a symbolic link included), with
+ * a message naming it and what it is; 0 when the target is absent or a regular file. The
+ * commands call it before any work, begin calls it again. */
+int dbtr_atomic_check_target(const char *target);
+/* Checks the target, that its folder is writable, and picks an unused temporary name. */
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
 /* fsyncs the temporary file and renames it over the target. Frees f. */
 int dbtr_atomic_commit(dbtr_atomic_file *f);
 /* Removes the temporary file. Frees f; safe after commit or twice. */
 void dbtr_atomic_abort(dbtr_atomic_file *f);
+
+/* For programs (the dbtr command): on SIGINT, SIGTERM or SIGHUP, remove every temporary
+ * still being written and exit with 128 + the signal (130, 143, 129), so an interrupted
+ * write leaves nothing behind; and ignore SIGXFSZ, so a file-size limit makes the write
+ * fail with EFBIG and a message naming the file instead of killing the process. A library
+ * caller that handles signals itself does not call this. */
+void dbtr_atomic_cleanup_on_signals(void);
 
 #endif

@@ -299,7 +299,7 @@ int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const float *da
   int rc = check_write_args(w, path, grid, data, opts);
   if (!rc) rc = estimate_file_bytes(w, &bytes);
   if (!rc) rc = build_description(w);
-  dbtr_atomic_file f = {NULL, NULL};
+  dbtr_atomic_file f = {0};
   if (!rc) rc = dbtr_atomic_begin(&f, path);
   if (rc) {
     free(w);
