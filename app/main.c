@@ -4,6 +4,7 @@
 
 #include "app/commands.h"
 #include "io/atomic_file.h"
+#include "io/scan.h"
 #include "recon/version.h"
 
 typedef struct {
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   /* An interrupted write removes its temporary and exits 128 + signal; a file-size limit
    * becomes an error naming the file (io/atomic_file.h). */
   dbtr_atomic_cleanup_on_signals();
+  dbtr_scan_skip_exit_cleanup();
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -51,6 +51,11 @@ int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(vo
 int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts);
 /* Frees and zeroes; safe to call twice. */
 void dbtr_scan_free(dbtr_scan *s);
+/* For programs, before any other dbtr call: keeps libhdf5 from closing its files at exit.
+ * After a failed write (a full disk, a file-size limit) libhdf5 1.10 keeps the file open in
+ * a damaged state, and closing it again, as its exit handler does, crashes. The writer has
+ * removed that file already, and every file read is closed by then: nothing is lost. */
+void dbtr_scan_skip_exit_cleanup(void);
 
 /* i0 for view k, pixel index p (p = r * n_cols + c), whatever its stored shape. */
 double dbtr_scan_i0(const dbtr_scan *s, size_t k, size_t p);

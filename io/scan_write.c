@@ -183,6 +183,8 @@ static int check_writable(const dbtr_scan *s, const char *path, const dbtr_scan_
   return 0;
 }
 
+void dbtr_scan_skip_exit_cleanup(void) { H5dont_atexit(); }
+
 int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts) {
   /* Without options, store exactly what is in memory. */
   static const dbtr_scan_write_opts lossless = {DBTR_DTYPE_FLOAT64, 0};
