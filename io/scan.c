@@ -149,20 +149,63 @@ static int check_numeric(const reader *r, hid_t d, const char *name) {
   return 0;
 }
 
-/* HDF5 1.10 trusts a damaged layout message: a compact or contiguous dataset that stores
- * fewer bytes than its shape needs makes H5Dread copy from a null buffer (a segfault the
- * fuzzer found, tests/fuzz/regress_scan/compact_storage_too_small). Such a dataset is
- * refused before it is read; chunked data HDF5 checks chunk by chunk. */
+/* Chunks a chunked dataset has on disk, against the number its shape needs. A chunk never
+ * written reads as the fill value: for a scan, zeros where an interrupted acquisition
+ * writer stopped, which would reconstruct without complaint. */
+static int check_chunks(const reader *r, hid_t d, hid_t dcpl, const char *name) {
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK], have = 0, need = 1;
+  int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);
+  herr_t st = rank >= 0 ? H5Dget_num_chunks(d, sp, &have) : -1;
+  dbtr__h5_close(&sp, H5Sclose);
+  if (rank < 0 || crank != rank || st < 0)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read its chunk layout", r->path, name);
+  for (int i = 0; i < rank; i++) {
+    if (chunk[i] == 0) return dbtr_err(DBTR_EFORMAT, "%s: %s: a chunk dimension is 0", r->path, name);
+    hsize_t per = dims[i] / chunk[i] + (dims[i] % chunk[i] != 0);
+    /* Shapes are checked against overflow before any read; this bound keeps the count
+     * itself from wrapping. */
+    need = per != 0 && need > UINT64_MAX / per ? UINT64_MAX : need * per;
+  }
+  if (have < need)
+    return dbtr_err(DBTR_EFORMAT, "%s: %s: %llu of its %llu chunks were never written (an interrupted acquisition?); "
+                    "unwritten chunks would read as zeros",
+                    r->path, name, (unsigned long long)(need - have), (unsigned long long)need);
+  return 0;
+}
+
+/* Where a dataset's bytes are, judged before it is read:
+ * - Only data stored in the scan file itself. External storage would make dbtr read
+ *   whatever local file the scan names (/etc/passwd, /dev/urandom, a FIFO that blocks for
+ *   ever), and a virtual dataset reads zeros for a missing source, or recurses without end
+ *   in libhdf5 when its source is itself.
+ * - Every chunk written (check_chunks).
+ * - HDF5 1.10 trusts a damaged layout message: a compact or contiguous dataset that stores
+ *   fewer bytes than its shape needs makes H5Dread copy from a null buffer (a segfault the
+ *   fuzzer found, tests/fuzz/regress_scan/compact_storage_too_small). */
 static int check_storage(const reader *r, hid_t d, const char *name) {
   hid_t dcpl = H5Dget_create_plist(d), t = H5Dget_type(d), sp = H5Dget_space(d);
   H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+  int n_external = dcpl >= 0 ? H5Pget_external_count(dcpl) : -1;
   size_t elem = t >= 0 ? H5Tget_size(t) : 0;
   hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
-  hsize_t have = H5Dget_storage_size(d);
-  dbtr__h5_close(&dcpl, H5Pclose);
   dbtr__h5_close(&t, H5Tclose);
   dbtr__h5_close(&sp, H5Sclose);
-  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) return 0;
+  int rc = 0;
+  if (layout == H5D_VIRTUAL)
+    rc = dbtr_err(DBTR_EFORMAT, "%s: %s: a virtual dataset (its data lives in other datasets or files); dbtr reads "
+                  "only data stored in the scan file itself",
+                  r->path, name);
+  else if (n_external != 0)
+    rc = dbtr_err(DBTR_EFORMAT, "%s: %s: stored in external files (HDF5 external storage); dbtr reads only data "
+                  "stored in the scan file itself",
+                  r->path, name);
+  else if (layout == H5D_CHUNKED)
+    rc = check_chunks(r, d, dcpl, name);
+  dbtr__h5_close(&dcpl, H5Pclose);
+  if (rc || (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS)) return rc;
+  hsize_t have = H5Dget_storage_size(d);
   if (elem == 0 || n < 0 || have / elem < (hsize_t)n)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: the file stores %llu bytes of it; its shape needs %lld values of %zu bytes",
                     r->path, name, (unsigned long long)have, (long long)n, elem);

@@ -33,7 +33,8 @@ scans=$work/scans
 
 SCAN_CASES="not_hdf5 truncated other_format other_version missing_dataset missing_i0 wrong_rank wrong_shape
 views_disagree i0_shape_disagree dims_overflow volume_dims_overflow nan_geometry source_on_detector zero_u zero_v
-nan_projection inf_projection negative_counts i0_zero i0_negative volume_outside_fov counts_above_i0"
+nan_projection inf_projection negative_counts i0_zero i0_negative volume_outside_fov counts_above_i0
+external_storage unwritten_chunks virtual_missing_source virtual_self"
 OTHER_CASES="missing_file negative_iterations unknown_mode unknown_option missing_value missing_output_folder
 overwrite_input exists_no_force exists_force"
 # Files that crash libhdf5 1.10 itself, or make it loop (tests/fuzz/hdf5_known/): dbtr must
@@ -104,6 +105,9 @@ spec() {
   i0_negative) needles="$needles|/i0|not positive" ;;
   volume_outside_fov) needles="$needles|/volume|field of view" ;;
   counts_above_i0) want_rc=0 want_out=1 needles= ;;
+  external_storage) needles="$needles|/projections|external" ;;
+  unwritten_chunks) needles="$needles|/projections|5 of its 9 chunks were never written" ;; # views 4-8
+  virtual_missing_source | virtual_self) needles="$needles|/projections|virtual dataset" ;;
   missing_file) scan= input=absent.h5 want_rc=3 needles="absent.h5|cannot open" ;;
   hdf5_crash_local_heap) scan=$here/fuzz/hdf5_known/local_heap_lookup_segv ;;
   hdf5_crash_global_heap) scan=$here/fuzz/hdf5_known/vlen_string_global_heap_segv ;;

@@ -104,6 +104,43 @@ def dims_overflow(f):
         d.attrs[k] = v
 
 
+def replace_projections(f, make):
+    """/projections rewritten by make(f, shape, dtype, data) -> dataset, keeping attributes."""
+    attrs = dict(f["projections"].attrs)
+    p = f["projections"][...]
+    del f["projections"]
+    d = make(f, p.shape, p.dtype, p)
+    for k, v in attrs.items():
+        d.attrs[k] = v
+
+
+def external_storage(f):
+    # The projections "stored" in /etc/passwd: HDF5 would read that file as pixel values.
+    replace_projections(f, lambda f, shape, dtype, p: f.create_dataset(
+        "projections", shape=shape, dtype=dtype, external=[("/etc/passwd", 0, h5py.h5f.UNLIMITED)]))
+
+
+def unwritten_chunks(f):
+    # One chunk per view, and only views 0-3 of 9 written: an acquisition writer that
+    # stopped. The other views would read as zeros.
+    def make(f, shape, dtype, p):
+        d = f.create_dataset("projections", shape=shape, dtype=dtype, chunks=(1,) + shape[1:])
+        d[:4] = p[:4]
+        return d
+    replace_projections(f, make)
+
+
+def virtual(source):
+    # A virtual dataset mapping /projections of source ("." is this file itself).
+    def fn(f):
+        def make(f, shape, dtype, p):
+            layout = h5py.VirtualLayout(shape=shape, dtype=dtype)
+            layout[...] = h5py.VirtualSource(source, "projections", shape=shape)
+            return f.create_virtual_dataset("projections", layout, fillvalue=0)
+        replace_projections(f, make)
+    return fn
+
+
 def volume_outside(f):
     # The grid moved 10 m along x: no view sees it (the tiny detector is 128 mm wide).
     o = f["volume"].attrs["origin"].copy()
@@ -143,6 +180,10 @@ CASES = dict([
     edit("i0_negative", lambda f: replace(f, "i0", -1000.0)),
     edit("volume_outside_fov", volume_outside),
     edit("counts_above_i0", counts_above_i0),
+    edit("external_storage", external_storage),
+    edit("unwritten_chunks", unwritten_chunks),
+    edit("virtual_missing_source", virtual("missing_source.h5")),
+    edit("virtual_self", virtual(".")),
 ])
 
 
