@@ -71,10 +71,8 @@ int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **
   }
   if (scan->quantity == DBTR_QUANTITY_LINE_INTEGRAL) return 0;
   if ((rc = dbtr_alloc((void **)y, n, sizeof(double), "line integrals"))) return rc;
-  for (size_t i = 0; i < n; i++) {
-    double c = scan->proj[i] > 0.5 ? scan->proj[i] : 0.5;
-    (*y)[i] = log(dbtr_scan_i0(scan, i / npix, i % npix) / c);
-  }
+  for (size_t i = 0; i < n; i++)
+    (*y)[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, i / npix, i % npix));
   return 0;
 }
 

@@ -36,8 +36,8 @@ int app_grid_option(cli *c, app_grid_opts *g);
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out);
 
 /* Full-size double arrays of the data for the driver: *i0 expanded from whatever shape the
- * file had (transmission), and for emission from counts *y = log(i0/y) (a zero count taken
- * as 0.5, so the value stays finite). Either is NULL when the scan's own array serves.
+ * file had (transmission), and for emission from counts the line integrals
+ * (dbtr_count_to_line_integral). Either is NULL when the scan's own array serves.
  * The caller frees both. */
 int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
 
