@@ -1,10 +1,12 @@
 /* app/run.h: the reconstruction as the commands run it: from a scan file's contents to a
- * float volume, with progress lines. Shared by `recon` and `demo`. */
+ * float volume, with progress lines. Shared by `recon` and `demo`; also the simulated scan
+ * of `phantom` and `demo` with its progress lines. */
 #ifndef DBTR_APP_RUN_H
 #define DBTR_APP_RUN_H
 
 #include "app/cli.h"
 #include "io/scan.h"
+#include "phantoms/simulate.h"
 #include "recon/mlem.h"
 
 typedef struct {
@@ -45,5 +47,8 @@ int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **
  * that ran ("cpu-float", "gpu:cpu-match"). Returns an exit code (0 ok). */
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
                     float *vol, char *backend_name, size_t name_len);
+
+/* dbtr_simulate with a progress line per stage (unless quiet). Returns an exit code. */
+int app_simulate(const char *cmd, const dbtr_simulate_opts *o, int quiet, dbtr_scan *scan, float **truth);
 
 #endif
