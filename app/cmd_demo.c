@@ -8,7 +8,6 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
-#include "app/simulate.h"
 #include "io/tiff.h"
 #include "recon/compare.h"
 #include "recon/error.h"
@@ -41,7 +40,7 @@ static int demo_iteration(void *user, size_t it, dbtr_backend *b) {
 int dbtr_cmd_demo(int argc, char **argv) {
   const char *cmd = "demo", *dir = "dbtr-demo", *pos;
   app_recon_opts ro = {.iterations = 10, .subsets = 3};
-  app_sim_opts so = {.system = dbtr_system_find("tiny"), .kind = DBTR_PHANTOM_BREAST, .seed = 1, .supersample = 2};
+  dbtr_simulate_opts so = {.system = dbtr_system_find("tiny"), .kind = DBTR_PHANTOM_BREAST, .seed = 1, .supersample = 2};
   cli c;
   cli_init(&c, cmd, argc, argv);
   int k;
@@ -61,7 +60,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
     } else if (cli_is(&c, "--subsets")) {
       cli_size(&c, &ro.subsets, 1, 100000);
     } else if (cli_is(&c, "--quiet")) {
-      ro.quiet = so.quiet = 1;
+      ro.quiet = 1;
     } else if (!cli_backend_option(&c, &ro.backend)) {
       return cli_unknown(&c);
     }
@@ -85,7 +84,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
   snprintf(scan_path, len, "%s/scan.h5", dir);
   snprintf(truth_path, len, "%s/truth.tif", dir);
   snprintf(recon_path, len, "%s/recon.tif", dir);
-  if ((ex = app_simulate(cmd, &so, &scan, &truth))) goto out;
+  if ((ex = app_simulate(cmd, &so, ro.quiet, &scan, &truth))) goto out;
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
   if ((rc = dbtr_scan_write(&scan, scan_path, &wo)) || (rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL))) {
     ex = cli_fail(cmd, rc);

@@ -5,7 +5,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
-#include "app/simulate.h"
+#include "app/run.h"
 #include "io/tiff.h"
 #include "recon/error.h"
 
@@ -31,9 +31,9 @@ static void help(void) {
 int dbtr_cmd_phantom(int argc, char **argv) {
   const char *cmd = "phantom", *out = NULL, *truth_path = NULL, *sys_name = "tiny", *kind_name = "breast", *pos;
   const char *dtype = "float32";
-  app_sim_opts o = {.seed = 1, .supersample = 1};
+  dbtr_simulate_opts o = {.seed = 1, .supersample = 1};
   unsigned long long seed = 1;
-  int force = 0, gzip = 0;
+  int force = 0, gzip = 0, quiet = 0;
   cli c;
   cli_init(&c, cmd, argc, argv);
   int k;
@@ -65,7 +65,7 @@ int dbtr_cmd_phantom(int argc, char **argv) {
     } else if (cli_is(&c, "--force")) {
       force = 1;
     } else if (cli_is(&c, "--quiet")) {
-      o.quiet = 1;
+      quiet = 1;
     } else {
       return cli_unknown(&c);
     }
@@ -93,11 +93,11 @@ int dbtr_cmd_phantom(int argc, char **argv) {
 
   dbtr_scan scan;
   float *truth = NULL;
-  if ((ex = app_simulate(cmd, &o, &scan, truth_path ? &truth : NULL))) return ex;
+  if ((ex = app_simulate(cmd, &o, quiet, &scan, truth_path ? &truth : NULL))) return ex;
   int rc = dbtr_scan_write(&scan, out, &wo);
   if (!rc && truth_path) rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL);
   if (rc) ex = cli_fail(cmd, rc);
-  else if (!o.quiet) fprintf(stderr, "dbtr phantom: wrote %s%s%s\n", out, truth_path ? " and " : "", truth_path ? truth_path : "");
+  else if (!quiet) fprintf(stderr, "dbtr phantom: wrote %s%s%s\n", out, truth_path ? " and " : "", truth_path ? truth_path : "");
   free(truth);
   dbtr_scan_free(&scan);
   return ex;

@@ -6,10 +6,10 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
-#include "app/simulate.h"
 #include "io/scan.h"
 #include "io/tiff.h"
 #include "phantoms/phantom.h"
+#include "phantoms/simulate.h"
 #include "phantoms/systems.h"
 #include "recon/cpu.h"
 #include "recon/error.h"
@@ -123,7 +123,7 @@ int dbtr_cmd_project(int argc, char **argv) {
   }
   scan.has_grid = 1;
   scan.grid = grid;
-  if (!rc) rc = app_store_projections(&scan, &line, n, i0, seed);
+  if (!rc) rc = dbtr_simulate_store(&scan, &line, n, i0, seed);
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
   if (!rc) rc = dbtr_scan_write(&scan, out, &wo);
   if (rc) {

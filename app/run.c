@@ -71,10 +71,8 @@ int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **
   }
   if (scan->quantity == DBTR_QUANTITY_LINE_INTEGRAL) return 0;
   if ((rc = dbtr_alloc((void **)y, n, sizeof(double), "line integrals"))) return rc;
-  for (size_t i = 0; i < n; i++) {
-    double c = scan->proj[i] > 0.5 ? scan->proj[i] : 0.5;
-    (*y)[i] = log(dbtr_scan_i0(scan, i / npix, i % npix) / c);
-  }
+  for (size_t i = 0; i < n; i++)
+    (*y)[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, i / npix, i % npix));
   return 0;
 }
 
@@ -178,4 +176,32 @@ done:
   free(y);
   free(i0);
   return ex;
+}
+
+typedef struct {
+  const char *cmd;
+  const dbtr_simulate_opts *o;
+  const dbtr_scan *scan;
+  double t0; /* start of the stage being timed */
+} sim_progress;
+
+static void print_sim_progress(void *user, dbtr_simulate_stage stage, const dbtr_phantom *ph) {
+  sim_progress *p = user;
+  const dbtr_geom *g = &p->scan->geom;
+  if (stage == DBTR_SIMULATE_SCANNED)
+    fprintf(stderr, "dbtr %s: %s phantom on the %s system: %zu views of %zu x %zu pixels, %s (%.2f s)\n", p->cmd,
+            ph->name, p->o->system->name, g->n_views, g->n_cols, g->n_rows,
+            p->o->line_integrals ? "noiseless line integrals" : "Poisson counts", cli_now() - p->t0);
+  else
+    fprintf(stderr, "dbtr %s: ground truth voxelised (%.2f s)\n", p->cmd, cli_now() - p->t0);
+  p->t0 = cli_now();
+}
+
+int app_simulate(const char *cmd, const dbtr_simulate_opts *o, int quiet, dbtr_scan *scan, float **truth) {
+  dbtr_simulate_opts so = *o;
+  sim_progress p = {.cmd = cmd, .o = o, .scan = scan, .t0 = cli_now()};
+  so.progress = quiet ? NULL : print_sim_progress;
+  so.user = &p;
+  int rc = dbtr_simulate(&so, scan, truth);
+  return rc ? cli_fail(cmd, rc) : 0;
 }

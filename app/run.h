@@ -1,10 +1,12 @@
 /* app/run.h: the reconstruction as the commands run it: from a scan file's contents to a
- * float volume, with progress lines. Shared by `recon` and `demo`. */
+ * float volume, with progress lines. Shared by `recon` and `demo`; also the simulated scan
+ * of `phantom` and `demo` with its progress lines. */
 #ifndef DBTR_APP_RUN_H
 #define DBTR_APP_RUN_H
 
 #include "app/cli.h"
 #include "io/scan.h"
+#include "phantoms/simulate.h"
 #include "recon/mlem.h"
 
 typedef struct {
@@ -36,8 +38,8 @@ int app_grid_option(cli *c, app_grid_opts *g);
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out);
 
 /* Full-size double arrays of the data for the driver: *i0 expanded from whatever shape the
- * file had (transmission), and for emission from counts *y = log(i0/y) (a zero count taken
- * as 0.5, so the value stays finite). Either is NULL when the scan's own array serves.
+ * file had (transmission), and for emission from counts the line integrals
+ * (dbtr_count_to_line_integral). Either is NULL when the scan's own array serves.
  * The caller frees both. */
 int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
 
@@ -45,5 +47,8 @@ int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **
  * that ran ("cpu-float", "gpu:cpu-match"). Returns an exit code (0 ok). */
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
                     float *vol, char *backend_name, size_t name_len);
+
+/* dbtr_simulate with a progress line per stage (unless quiet). Returns an exit code. */
+int app_simulate(const char *cmd, const dbtr_simulate_opts *o, int quiet, dbtr_scan *scan, float **truth);
 
 #endif

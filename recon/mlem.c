@@ -7,6 +7,10 @@
 
 #include "recon/error.h"
 
+double dbtr_count_to_line_integral(double y, double i0) {
+  return log(i0 / (y > DBTR_COUNT_FLOOR ? y : DBTR_COUNT_FLOOR));
+}
+
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads) {
   memset(m, 0, sizeof *m);
   const dbtr_geom *g = data->geom;
@@ -41,15 +45,15 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
                            .subset_start = m->subset_start,
                            .threads = threads};
   /* Constant of the deviance, and the start value: the mean line integral of the data
-   * (log(i0/y) for counts, y itself for line integrals; a zero count is taken as 0.5 so
-   * the estimate stays finite) over the mean path length through the grid's slab. */
+   * (dbtr_count_to_line_integral for counts, y itself for line integrals) over the mean
+   * path length through the grid's slab. */
   double sum_l = 0.0, sum_c = 0.0;
   for (size_t i = 0; i < m->n_proj; i++) {
     double y = data->y[i];
     if (data->algo == DBTR_ALGO_TRANSMISSION) {
       double i0 = data->i0[i];
       if (y > 0.0) sum_c += y * log(y / i0);
-      double l = log(i0 / (y > 0.5 ? y : 0.5));
+      double l = dbtr_count_to_line_integral(y, i0);
       sum_l += l > 0.0 ? l : 0.0;
     } else {
       sum_l += y > 0.0 ? y : 0.0;

@@ -43,6 +43,16 @@ int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, doub
  * (recon/fit.h) of the forward projections made during it. */
 int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance);
 
+/* Counts below this are taken as this when counts become line integrals log(i0/y): a zero
+ * count, which Poisson noise gives behind dense objects, would give an infinite line
+ * integral. Half a count keeps it finite and lies below the smallest non-zero whole count,
+ * so no measured count is changed. */
+#define DBTR_COUNT_FLOOR 0.5
+
+/* The line integral log(i0/y) of a count y (y below DBTR_COUNT_FLOOR taken as the floor).
+ * The driver's start value and the emission data made from counts both use it. */
+double dbtr_count_to_line_integral(double y, double i0);
+
 /* Converts between double and a backend's element type. */
 void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, void *dst);
 void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *dst);

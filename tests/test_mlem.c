@@ -1,6 +1,8 @@
-/* tests/test_mlem.c: ML-EM on simulated scans, and the projector against exact line
- * integrals (recon/mlem.c, recon/cpu.c, phantoms/). */
+/* tests/test_mlem.c: ML-EM on simulated scans, the projector against exact line
+ * integrals, and the conversion of counts to line integrals with its floor (recon/mlem.c,
+ * recon/cpu.c, phantoms/). */
 #include <float.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "phantoms/phantom.h"
@@ -10,6 +12,12 @@
 #include "recon/error.h"
 #include "recon/mlem.h"
 #include "tests/test.h"
+
+static uint64_t bits(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
 
 /* The tiny breast scan: Poisson counts (seed 3) from exact line integrals (2 x 2 rays a
  * pixel) and the ground truth voxelised with 3^3 points a voxel. */
@@ -228,4 +236,44 @@ DBTR_TEST(voxelised_ellipsoid_vs_exact_line_integrals) {
   free(ax);
 }
 
-DBTR_TEST_MAIN(tiny_breast_error_falls_and_mass_visible, voxelised_ellipsoid_vs_exact_line_integrals)
+/* Counts to line integrals (dbtr_count_to_line_integral): every count at or below the floor
+ * of half a count, zero and negative ones included, gives the line integral of half a
+ * count, log(1000 / 0.5) = log 2000 (the division is exact); a count of 1 and a count
+ * equal to i0 are left as they are. The floor's values are compared bit for bit with one
+ * another; against the C library's log with a tolerance of 4 ulps of log 2000 (7.6, ulp
+ * 2^-50), as the compiler may fold log(2000.0) with another log than the library's. A
+ * floor of 1 instead of 0.5 would be off by log 2. */
+DBTR_TEST(count_floor) {
+  double i0 = 1000.0, tol = 4.0 * 0x1.0p-50;
+  double at_floor = dbtr_count_to_line_integral(DBTR_COUNT_FLOOR, i0);
+  CHECK_NEAR(at_floor, log(2000.0), tol);
+  double below[3] = {0.0, -3.0, 0.25};
+  for (int i = 0; i < 3; i++) CHECK_EQ_U64(bits(dbtr_count_to_line_integral(below[i], i0)), bits(at_floor));
+  CHECK_NEAR(dbtr_count_to_line_integral(1.0, i0), log(1000.0), tol);
+  CHECK_EQ_U64(bits(dbtr_count_to_line_integral(i0, i0)), bits(0.0));
+}
+
+/* The driver's start value on a scan of nothing but zero counts is the floor's line
+ * integral over the slab thickness, finite: the driver uses the same conversion. The mean
+ * of n equal terms is that term to within n ulps of the sum (n = the tiny scan's pixels). */
+DBTR_TEST(start_value_of_zero_counts) {
+  const dbtr_system *sys = dbtr_system_find("tiny");
+  dbtr_geom g;
+  REQUIRE_OK(dbtr_system_geometry(sys, &g));
+  size_t n = g.n_views * g.n_rows * g.n_cols;
+  double *y = calloc(n, sizeof(double)), *i0 = malloc(n * sizeof(double));
+  REQUIRE(y && i0);
+  for (size_t i = 0; i < n; i++) i0[i] = 1000.0;
+  dbtr_data d = {.geom = &g, .grid = &sys->grid, .algo = DBTR_ALGO_TRANSMISSION, .y = y, .i0 = i0};
+  dbtr_mlem m;
+  REQUIRE_OK(dbtr_mlem_init(&m, &d, 1, 1));
+  double l = dbtr_count_to_line_integral(0.0, 1000.0), thickness = (double)sys->grid.nz * sys->grid.dz;
+  CHECK_NEAR(m.init_value, l / thickness, l / thickness * (double)n * 0x1.0p-52);
+  dbtr_mlem_free(&m);
+  dbtr_geom_free(&g);
+  free(y);
+  free(i0);
+}
+
+DBTR_TEST_MAIN(tiny_breast_error_falls_and_mass_visible, voxelised_ellipsoid_vs_exact_line_integrals, count_floor,
+               start_value_of_zero_counts)

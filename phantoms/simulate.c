@@ -1,20 +1,18 @@
-/* app/simulate.c: phantom -> exact line integrals -> Poisson counts -> scan. */
-#include "app/simulate.h"
+/* phantoms/simulate.c: phantom -> exact line integrals -> Poisson counts -> scan. */
+#include "phantoms/simulate.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/cli.h"
 #include "recon/error.h"
 
-int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float **truth) {
+int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth) {
   memset(scan, 0, sizeof *scan);
   if (truth) *truth = NULL;
+  if (!o->system) return dbtr_err(DBTR_EINVAL, "simulate: no system preset given");
   dbtr_phantom ph = {0};
   double *line = NULL;
   size_t n = 0, n_vox = 0;
-  double t0 = cli_now();
   int rc = dbtr_system_geometry(o->system, &scan->geom);
   if (!rc) rc = dbtr_geom_proj_count(&scan->geom, &n);
   if (!rc) rc = dbtr_grid_count(&o->system->grid, &n_vox);
@@ -25,17 +23,13 @@ int app_simulate(const char *cmd, const app_sim_opts *o, dbtr_scan *scan, float 
   scan->has_grid = 1;
   scan->grid = o->system->grid;
   double dose = o->dose > 0.0 ? o->dose : o->system->i0;
-  if ((rc = app_store_projections(scan, &line, n, o->line_integrals ? 0.0 : dose, o->seed))) goto fail;
-  if (!o->quiet)
-    fprintf(stderr, "dbtr %s: %s phantom on the %s system: %zu views of %zu x %zu pixels, %s (%.2f s)\n", cmd,
-            ph.name, o->system->name, scan->geom.n_views, scan->geom.n_cols, scan->geom.n_rows,
-            o->line_integrals ? "noiseless line integrals" : "Poisson counts", cli_now() - t0);
+  if ((rc = dbtr_simulate_store(scan, &line, n, o->line_integrals ? 0.0 : dose, o->seed))) goto fail;
+  if (o->progress) o->progress(o->user, DBTR_SIMULATE_SCANNED, &ph);
   if (truth) {
-    t0 = cli_now();
     if ((rc = dbtr_alloc((void **)truth, n_vox, sizeof(float), "ground truth")) ||
         (rc = dbtr_phantom_voxelize(&ph, &o->system->grid, 3, *truth)))
       goto fail;
-    if (!o->quiet) fprintf(stderr, "dbtr %s: ground truth voxelised (%.2f s)\n", cmd, cli_now() - t0);
+    if (o->progress) o->progress(o->user, DBTR_SIMULATE_VOXELISED, &ph);
   }
   free(line);
   dbtr_phantom_free(&ph);
@@ -48,10 +42,10 @@ fail:
     free(*truth);
     *truth = NULL;
   }
-  return cli_fail(cmd, rc);
+  return rc;
 }
 
-int app_store_projections(dbtr_scan *scan, double **line, size_t n, double i0, uint64_t seed) {
+int dbtr_simulate_store(dbtr_scan *scan, double **line, size_t n, double i0, uint64_t seed) {
   if (i0 <= 0.0) {
     scan->quantity = DBTR_QUANTITY_LINE_INTEGRAL;
     scan->proj = *line;
