@@ -78,22 +78,14 @@ int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **
 
 /* Loads a checkpoint into b after checking it belongs to this problem; *first is the
  * next iteration to run. */
-static int resume_from(const char *cmd, const app_recon_opts *o, const dbtr_mlem *m, dbtr_backend *b, size_t *first) {
+static int resume_from(const char *cmd, const app_recon_opts *o, const dbtr_checkpoint_info *want, dbtr_backend *b,
+                       size_t *first) {
   dbtr_checkpoint_info ci;
   void *vol = NULL;
   int rc = dbtr_checkpoint_read(o->resume, &ci, &vol), ex = 0;
-  if (rc) return cli_fail(cmd, rc);
-  const dbtr_grid *g = m->prob.grid;
-  if (ci.nx != g->nx || ci.ny != g->ny || ci.nz != g->nz || ci.n_views != m->prob.geom->n_views)
-    ex = cli_usage_error(cmd, "--resume %s: the checkpoint is of a %llu x %llu x %llu volume and %llu views, not this scan's",
-                         o->resume, (unsigned long long)ci.nx, (unsigned long long)ci.ny, (unsigned long long)ci.nz,
-                         (unsigned long long)ci.n_views);
-  else if (ci.n_subsets != m->prob.n_subsets || ci.algo != (uint64_t)m->prob.algo)
-    ex = cli_usage_error(cmd, "--resume %s: written with %llu subsets and the %s algorithm; give the same", o->resume,
-                         (unsigned long long)ci.n_subsets, ci.algo ? "emission" : "transmission");
-  else if (ci.precision != (uint64_t)b->precision)
-    ex = cli_usage_error(cmd, "--resume %s: written in %s by %s; this run computes in %s (give the same --mode/--precision)",
-                         o->resume, ci.precision ? "double" : "float", ci.backend, b->precision ? "double" : "float");
+  if (!rc) rc = dbtr_checkpoint_match(o->resume, &ci, want);
+  if (rc)
+    ex = cli_fail(cmd, rc);
   else if (ci.iterations >= o->iterations)
     ex = cli_usage_error(cmd, "--resume %s: the checkpoint already holds %llu iterations; ask for more with --iterations",
                          o->resume, (unsigned long long)ci.iterations);
@@ -134,7 +126,9 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   }
   snprintf(backend_name, name_len, "%s", b->name);
   size_t first = 1;
-  if (o->resume && (ex = resume_from(cmd, o, &m, b, &first))) goto done;
+  dbtr_checkpoint_info ci;
+  if (o->resume || o->checkpoint) dbtr_checkpoint_identify(&ci, scan, grid, o->subsets, algo, b);
+  if (o->resume && (ex = resume_from(cmd, o, &ci, b, &first))) goto done;
   if (!o->quiet)
     fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
             cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
@@ -153,10 +147,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
       fprintf(stderr, "  iteration %3zu/%zu  deviance %.6e  (%.1f per pixel)  %.2f s\n", it, o->iterations, dev,
               dev / (double)m.n_proj, cli_now() - t);
     if (o->checkpoint && (it % o->checkpoint_every == 0 || it == o->iterations)) {
-      dbtr_checkpoint_info ci = {.nx = grid->nx, .ny = grid->ny, .nz = grid->nz, .n_views = scan->geom.n_views,
-                                 .n_subsets = o->subsets, .algo = (uint64_t)algo, .precision = (uint64_t)b->precision,
-                                 .iterations = it};
-      snprintf(ci.backend, sizeof ci.backend, "%s", b->name);
+      ci.iterations = it;
       if ((rc = b->get_volume(b, tmp)) || (rc = dbtr_checkpoint_write(o->checkpoint, &ci, tmp))) {
         ex = cli_fail(cmd, rc);
         goto done;
