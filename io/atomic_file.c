@@ -83,6 +83,14 @@ int dbtr_atomic_check_target(const char *target) {
   return dbtr_err(DBTR_EINVAL, "%s: is %s; dbtr writes and replaces only regular files", target, kind_of(st.st_mode));
 }
 
+int dbtr_input_check(const char *path) {
+  struct stat st;
+  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "input path is empty");
+  if (stat(path, &st) != 0) return dbtr_err(DBTR_EIO, "%s: cannot open: %s", path, strerror(errno));
+  if (S_ISREG(st.st_mode)) return 0;
+  return dbtr_err(DBTR_EINVAL, "%s: is %s; dbtr reads only regular files", path, kind_of(st.st_mode));
+}
+
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   f->target = NULL;
   f->tmp = NULL;

@@ -27,6 +27,11 @@ typedef struct {
  * a message naming it and what it is; 0 when the target is absent or a regular file. The
  * commands call it before any work, begin calls it again. */
 int dbtr_atomic_check_target(const char *target);
+/* The same rule for inputs: a path that is missing fails with DBTR_EIO ("cannot open"), one
+ * that is a FIFO, socket, device or folder with DBTR_EINVAL ("not a regular file"), before
+ * anything opens it, so a FIFO cannot block a read for ever. Symbolic links to regular
+ * files are followed: reading through them changes nothing. */
+int dbtr_input_check(const char *path);
 /* Checks the target, that its folder is writable, and picks an unused temporary name. */
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
 /* fsyncs the temporary file and renames it over the target. Frees f. */

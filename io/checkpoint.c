@@ -209,9 +209,11 @@ static int read_body(FILE *fp, const char *path, dbtr_checkpoint_info *out, void
 int dbtr_checkpoint_read(const char *path, dbtr_checkpoint_info *out, void **vol) {
   memset(out, 0, sizeof *out);
   *vol = NULL;
+  int rc = dbtr_input_check(path);
+  if (rc) return rc;
   FILE *fp = fopen(path, "rb");
   if (!fp) return dbtr_err(DBTR_EIO, "%s: cannot open: %s", path, strerror(errno));
-  int rc = read_body(fp, path, out, vol);
+  rc = read_body(fp, path, out, vol);
   fclose(fp);
   if (rc) {
     free(*vol);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/atomic_file.h"
 #include "io/scan_h5.h"
 #include "recon/error.h"
 
@@ -175,12 +176,31 @@ static int check_chunks(const reader *r, hid_t d, hid_t dcpl, const char *name) 
   return 0;
 }
 
+/* A compression filter this libhdf5 lacks (h5py's LZF, blosc, bitshuffle: plugins) would
+ * fail the read with a stack that does not name it; the message names it and the way out. */
+static int check_filters(const reader *r, hid_t dcpl, const char *name) {
+  int n = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < n; i++) {
+    unsigned flags = 0, config = 0;
+    size_t n_cd = 0;
+    char fname[64] = "";
+    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n_cd, NULL, sizeof fname, fname, &config);
+    for (char *c = fname; *c; c++) /* the name comes from the file: printable only */
+      if (*c < 0x20 || *c > 0x7e) *c = '?';
+    if (id < 0 || H5Zfilter_avail(id) <= 0)
+      return dbtr_err(DBTR_EFORMAT, "%s: %s: compressed with HDF5 filter %d (\"%s\"), which this dbtr's libhdf5 does "
+                      "not have; rewrite it with gzip, e.g. h5repack -f GZIP=4",
+                      r->path, name, (int)id, fname);
+  }
+  return 0;
+}
+
 /* Where a dataset's bytes are, judged before it is read:
  * - Only data stored in the scan file itself. External storage would make dbtr read
  *   whatever local file the scan names (/etc/passwd, /dev/urandom, a FIFO that blocks for
  *   ever), and a virtual dataset reads zeros for a missing source, or recurses without end
  *   in libhdf5 when its source is itself.
- * - Every chunk written (check_chunks).
+ * - Every filter available (check_filters) and every chunk written (check_chunks).
  * - HDF5 1.10 trusts a damaged layout message: a compact or contiguous dataset that stores
  *   fewer bytes than its shape needs makes H5Dread copy from a null buffer (a segfault the
  *   fuzzer found, tests/fuzz/regress_scan/compact_storage_too_small). */
@@ -201,7 +221,7 @@ static int check_storage(const reader *r, hid_t d, const char *name) {
     rc = dbtr_err(DBTR_EFORMAT, "%s: %s: stored in external files (HDF5 external storage); dbtr reads only data "
                   "stored in the scan file itself",
                   r->path, name);
-  else if (layout == H5D_CHUNKED)
+  else if (layout == H5D_CHUNKED && !(rc = check_filters(r, dcpl, name)))
     rc = check_chunks(r, d, dcpl, name);
   dbtr__h5_close(&dcpl, H5Pclose);
   if (rc || (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS)) return rc;
@@ -501,6 +521,8 @@ static int read_arrays(reader *r, dbtr_scan *s) {
 
 static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), void *ctx) {
   char why[256];
+  int rc = dbtr_input_check(r->path);
+  if (rc) return rc;
   FILE *fp = fopen(r->path, "rb");
   if (!fp) return dbtr_err(DBTR_EIO, "%s: cannot open: %s", r->path, strerror(errno));
   fclose(fp);
@@ -513,7 +535,7 @@ static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), vo
   char geom_what[1200], grid_what[1200];
   snprintf(geom_what, sizeof geom_what, "%s: /geometry", r->path);
   snprintf(grid_what, sizeof grid_what, "%s: /volume", r->path);
-  int rc = check_format(r);
+  rc = check_format(r);
   if (!rc) rc = inspect_projections(r, s);
   if (!rc) rc = inspect_i0(r, s);
   if (!rc) rc = read_geometry(r, s);

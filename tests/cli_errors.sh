@@ -34,8 +34,8 @@ scans=$work/scans
 SCAN_CASES="not_hdf5 truncated other_format other_version missing_dataset missing_i0 wrong_rank wrong_shape
 views_disagree i0_shape_disagree dims_overflow volume_dims_overflow nan_geometry source_on_detector zero_u zero_v
 nan_projection inf_projection negative_counts i0_zero i0_negative volume_outside_fov counts_above_i0
-external_storage unwritten_chunks virtual_missing_source virtual_self"
-OTHER_CASES="missing_file negative_iterations unknown_mode unknown_option missing_value missing_output_folder
+external_storage unwritten_chunks virtual_missing_source virtual_self lzf_filter"
+OTHER_CASES="missing_file not_regular_file negative_iterations unknown_mode unknown_option missing_value missing_output_folder
 overwrite_input exists_no_force exists_force"
 # Files that crash libhdf5 1.10 itself, or make it loop (tests/fuzz/hdf5_known/): dbtr must
 # still end with exit 2 and one line naming the file (app/scan_guard.c), whether HDF5 fails
@@ -108,7 +108,10 @@ spec() {
   external_storage) needles="$needles|/projections|external" ;;
   unwritten_chunks) needles="$needles|/projections|5 of its 9 chunks were never written" ;; # views 4-8
   virtual_missing_source | virtual_self) needles="$needles|/projections|virtual dataset" ;;
+  lzf_filter) needles="$needles|/projections|filter 32000|lzf|GZIP" ;; # 32000: LZF's registered id
   missing_file) scan= input=absent.h5 want_rc=3 needles="absent.h5|cannot open" ;;
+  # A FIFO as the scan: refused before it is opened, which would block for ever.
+  not_regular_file) scan= input=fifo.h5 needles="fifo.h5|a FIFO|regular files" ;;
   hdf5_crash_local_heap) scan=$here/fuzz/hdf5_known/local_heap_lookup_segv ;;
   hdf5_crash_global_heap) scan=$here/fuzz/hdf5_known/vlen_string_global_heap_segv ;;
   hdf5_hang_global_heap) scan=$here/fuzz/hdf5_known/vlen_string_global_heap_hang env_vars=DBTR_SCAN_HEADER_SECONDS=2
@@ -159,6 +162,7 @@ run_case() {
   rm -rf "$dir"
   mkdir -p "$dir"
   [ -n "$scan" ] && cp "$scan" "$dir/$input"
+  [ "$name" = not_regular_file ] && mkfifo "$dir/$input"
   [ -n "$pre" ] && printf '%s\n' "$pre" >"$dir/out.tif"
   # shellcheck disable=SC2086 # $args and $env_vars are lists of words
   (cd "$dir" && env $env_vars "$dbtr" recon "$input" -o "$out" --quiet --backend cpu $args) >/dev/null 2>"$log"
