@@ -44,9 +44,14 @@ typedef struct {
 /* Reads and checks a scan file into s (zeroed first). On error s is left freed. */
 int dbtr_scan_read(dbtr_scan *s, const char *path);
 /* The same, calling header_done(ctx) once the header (attributes, shapes, geometry, grid:
- * small reads, where a damaged file can make libhdf5 loop) has been read and checked, just
- * before the bulk arrays are read. app/scan_guard.c times the header with it. */
+ * small reads, where a damaged file can make libhdf5 crash or loop) has been read and
+ * checked, just before the bulk arrays are read. */
 int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(void *ctx), void *ctx);
+/* dbtr_scan_read, with the header read first in a forked child that has header_seconds to
+ * finish (io/scan_guard.c): a file that crashes libhdf5 or makes it loop is refused with
+ * DBTR_EFORMAT and a message naming it, while a crash in dbtr's own code kills the caller
+ * with its signal, as any bug should. Not for programs that must not fork. */
+int dbtr_scan_read_guarded(dbtr_scan *s, const char *path, unsigned header_seconds);
 /* Writes s to path through a temporary file in the same folder, renamed into place. */
 int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts);
 /* Frees and zeroes; safe to call twice. */

@@ -22,6 +22,14 @@ const char *dbtr__h5_reason(char *buf, size_t cap);
 /* Closes *id with fn when it is valid, and marks it invalid. */
 void dbtr__h5_close(hid_t *id, herr_t (*fn)(hid_t));
 
+/* io/scan_guard.c's mechanism, for its tests: runs fn(ctx) in a forked child with seconds to
+ * finish and returns its code and message; fn may end the child early with success by
+ * calling dbtr__guard_succeed(). A crash in libhdf5 (or in the C library called from it)
+ * becomes DBTR_EFORMAT naming path, a time-out too; a crash anywhere else is raised again
+ * in the caller. */
+int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const char *path);
+void dbtr__guard_succeed(void);
+
 /* The rank /i0 has in the file for each shape: scalar, (n_views), (n_rows, n_cols), full. */
 int dbtr__scan_i0_rank(dbtr_i0_shape shape);
 

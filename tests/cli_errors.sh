@@ -38,7 +38,7 @@ external_storage unwritten_chunks virtual_missing_source virtual_self lzf_filter
 OTHER_CASES="missing_file not_regular_file negative_iterations unknown_mode unknown_option missing_value missing_output_folder
 overwrite_input exists_no_force exists_force"
 # Files that crash libhdf5 1.10 itself, or make it loop (tests/fuzz/hdf5_known/): dbtr must
-# still end with exit 2 and one line naming the file (app/scan_guard.c), whether HDF5 fails
+# still end with exit 2 and one line naming the file (io/scan_guard.c), whether HDF5 fails
 # on them or a later HDF5 refuses them. The crashes are skipped in sanitizer builds
 # (DBTR_SANITIZED=1), where AddressSanitizer reports HDF5's bad access first. The loop runs
 # with DBTR_SCAN_HEADER_SECONDS=2 (the default, 60 s, would only make the test slow).
