@@ -4,34 +4,13 @@
 #include <string.h>
 
 #include "recon/error.h"
-#include "recon/mlem.h"
 #include "recon/validate.h"
-#include "tests/problems.h"
+#include "tests/mlem_problem.h"
 #include "tests/test.h"
 
-/* The problem and the ML-EM schedule a run needs; both must outlive the run. */
-typedef struct {
-  dbtr_geom g;
-  dbtr_grid grid;
-  double *y, *i0;
-  dbtr_data d;
-  dbtr_mlem m;
-} problem;
-
-static int problem_open(problem *p, int threads) {
-  memset(p, 0, sizeof *p);
-  int rc = test_small_problem("tiny", &p->g, &p->grid);
-  if (!rc) rc = test_problem_data(&p->g, &p->grid, 0, &p->y, &p->i0);
-  p->d = (dbtr_data){.geom = &p->g, .grid = &p->grid, .algo = DBTR_ALGO_TRANSMISSION, .y = p->y, .i0 = p->i0};
-  if (!rc) rc = dbtr_mlem_init(&p->m, &p->d, 1, threads);
-  return rc;
-}
-
-static void problem_close(problem *p) {
-  dbtr_mlem_free(&p->m);
-  free(p->y);
-  free(p->i0);
-  dbtr_geom_free(&p->g);
+/* The tiny preset at test size, transmission, one subset. */
+static int problem_open(test_mlem_problem *p, int threads) {
+  return test_mlem_problem_open(p, "tiny", 0.0, 0, 1, threads);
 }
 
 static dbtr_validate_opts opts(const char *const *paths, size_t n, size_t iterations, int lockstep) {
@@ -70,7 +49,7 @@ static void record(void *user, const dbtr_validate_row *r) {
  * the machine's count, so the work is split even on a machine with one core) bit for bit,
  * in the projections and the volume, at every iteration. */
 DBTR_TEST(one_thread_matches_all_threads) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 4));
   const char *paths[] = {"cpu-1-thread"};
   dbtr_validate_opts o = opts(paths, 1, 3, 0); /* 3 iterations: differences would compound by then */
@@ -88,13 +67,13 @@ DBTR_TEST(one_thread_matches_all_threads) {
   CHECK_EQ_INT(v.n_paths, 1);
   CHECK_EQ_INT(v.paths[0].first_iter, 0);
   dbtr_validate_close(&v);
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 /* cpu-float against the CPU in double differs by float rounding, from the first forward
  * projection on: its sums of hundreds of terms round differently in float. */
 DBTR_TEST(float_differs_from_double) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
   const char *paths[] = {"cpu-float"};
   dbtr_validate_opts o = opts(paths, 1, 2, 0);
@@ -126,7 +105,7 @@ DBTR_TEST(float_differs_from_double) {
   CHECK_EQ_INT(v.paths[0].first_in_proj, 1);
   CHECK_EQ_U64(v.paths[0].first_max_ulp, s.proj[0].max_ulp);
   dbtr_validate_close(&v);
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 static int same_stats(const dbtr_diff_stats *a, const dbtr_diff_stats *b) {
@@ -138,7 +117,7 @@ static int same_stats(const dbtr_diff_stats *a, const dbtr_diff_stats *b) {
 /* Lockstep hands every path its reference's state before each iteration. Before the first
  * there is only the common start volume, so iteration 1 is the same row either way. */
 DBTR_TEST(lockstep_first_iteration_is_free_running) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
   const char *paths[] = {"cpu-1-thread", "cpu-float"};
   rows s[2] = {{0}, {0}};
@@ -157,13 +136,13 @@ DBTR_TEST(lockstep_first_iteration_is_free_running) {
     CHECK(same_stats(&s[0].vol[i], &s[1].vol[i]));
     CHECK(s[0].deviance[i] == s[1].deviance[i]);
   }
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 /* One row per path and iteration, iteration by iteration, each path in the order given,
  * with its reference; a repeated name runs once. */
 DBTR_TEST(rows_in_order) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
   const char *paths[] = {"cpu-float", "cpu-1-thread", "cpu-float"};
   dbtr_validate_opts o = opts(paths, 3, 3, 0); /* 3 iterations x 2 distinct paths = 6 rows */
@@ -185,13 +164,13 @@ DBTR_TEST(rows_in_order) {
   CHECK_EQ_INT(dbtr_validate_run(&v, record, &s), DBTR_EINVAL); /* a run runs once */
   dbtr_validate_close(&v);
   dbtr_validate_close(&v); /* closing twice is safe */
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 /* A name that is no path is refused with a message that names it, before anything runs,
  * and leaves the run closed. */
 DBTR_TEST(bad_path_name) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
   const char *paths[] = {"cpu-float", "cpu-fast"};
   dbtr_validate_opts o = opts(paths, 2, 1, 0);
@@ -212,14 +191,14 @@ DBTR_TEST(bad_path_name) {
   o = opts(paths, 1, 0, 0);
   CHECK_EQ_INT(dbtr_validate_open(&v, &p.m, &o), DBTR_EINVAL);
   CHECK_STR_CONTAINS(dbtr_errmsg(), "iterations");
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 /* The volumes --save-diffs writes: cpu-1-thread's volume is the float reference's and its
  * difference all zero; cpu-float's difference is its volume minus the double reference
  * rounded to float, taken in double and rounded once. */
 DBTR_TEST(volumes_for_save_diffs) {
-  problem p;
+  test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
   const char *paths[] = {"cpu-1-thread", "cpu-float"};
   dbtr_validate_opts o = opts(paths, 2, 1, 0);
@@ -248,7 +227,7 @@ DBTR_TEST(volumes_for_save_diffs) {
   free(vol);
   free(diff);
   free(ref);
-  problem_close(&p);
+  test_mlem_problem_close(&p);
 }
 
 DBTR_TEST_MAIN(one_thread_matches_all_threads, float_differs_from_double, lockstep_first_iteration_is_free_running,
