@@ -1,6 +1,6 @@
-/* app/validate_report.c: the files `dbtr validate --report DIR` writes: CSV and JSON of
- * every measurement, and two SVG plots (differing voxels and max |difference| per
- * iteration, log scale, one line per path). */
+/* app/validate_report.c: the files `dbtr validate --report DIR` writes from the engine's
+ * results (recon/validate.h): CSV and JSON of every measurement, and two SVG plots
+ * (differing voxels and max |difference| per iteration, log scale, one line per path). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +12,9 @@
 #include "io/svg.h"
 #include "recon/error.h"
 
-void app_validate_verdict(const vpath *p, char *buf, size_t len) {
+void app_validate_verdict(const dbtr_vpath *p, char *buf, size_t len) {
   if (!p->first_iter)
-    snprintf(buf, len, "bitwise identical to %s", p->ref ? "cpu-double" : "cpu-float");
+    snprintf(buf, len, "bitwise identical to %s", dbtr_validate_ref_name(p->ref));
   else
     snprintf(buf, len, "differs: first at iteration %zu, in the %s, max %llu ulp", p->first_iter,
              p->first_in_proj ? "forward projection" : "volume", (unsigned long long)p->first_max_ulp);
@@ -51,7 +51,7 @@ static int close_out(FILE *f, dbtr_atomic_file *af) {
   return dbtr_atomic_commit(af);
 }
 
-static int write_csv(const char *dir, const vrun *r) {
+static int write_csv(const char *dir, const dbtr_validate *r) {
   dbtr_atomic_file af;
   int rc;
   FILE *f = open_out(dir, "validate.csv", &af, &rc);
@@ -59,11 +59,11 @@ static int write_csv(const char *dir, const vrun *r) {
   fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,deviance\n");
   for (size_t it = 0; it < r->iterations; it++)
     for (size_t i = 0; i < r->n_paths; i++) {
-      const vpath *p = &r->paths[i];
+      const dbtr_vpath *p = &r->paths[i];
       for (int q = 0; q < 2; q++) {
         const dbtr_diff_stats *s = q ? &p->vol[it] : &p->proj[it];
         fprintf(f, "%zu,%s,%s,%s,%zu,%zu,%.6g,%.9g,%.9g,%llu,%llu,%.9g,%zu,%.12g\n", it + 1, p->name,
-                p->ref ? "cpu-double" : "cpu-float", q ? "volume" : "projections", s->n, s->n_differ,
+                dbtr_validate_ref_name(p->ref), q ? "volume" : "projections", s->n, s->n_differ,
                 s->n ? 100.0 * (double)s->n_differ / (double)s->n : 0.0, s->max_abs, s->mean_abs,
                 (unsigned long long)s->max_ulp, (unsigned long long)s->median_ulp, s->rel_l2, s->n_differ_u16,
                 p->deviance[it]);
@@ -72,21 +72,21 @@ static int write_csv(const char *dir, const vrun *r) {
   return close_out(f, &af);
 }
 
-static int write_json(const char *dir, const vrun *r) {
+static int write_json(const char *dir, const char *scan, size_t subsets, const dbtr_validate *r) {
   dbtr_atomic_file af;
   int rc;
   FILE *f = open_out(dir, "validate.json", &af, &rc);
   if (!f) return rc;
   fprintf(f, "{\n  \"scan\": \"");
-  for (const char *c = r->scan; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
+  for (const char *c = scan; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
   fprintf(f, "\",\n  \"iterations\": %zu,\n  \"subsets\": %zu,\n  \"lockstep\": %s,\n  \"paths\": [\n", r->iterations,
-          r->subsets, r->lockstep ? "true" : "false");
+          subsets, r->lockstep ? "true" : "false");
   for (size_t i = 0; i < r->n_paths; i++) {
-    const vpath *p = &r->paths[i];
+    const dbtr_vpath *p = &r->paths[i];
     char v[256];
     app_validate_verdict(p, v, sizeof v);
     fprintf(f, "    {\"name\": \"%s\", \"reference\": \"%s\", \"identical\": %s, \"verdict\": \"%s\", ", p->name,
-            p->ref ? "cpu-double" : "cpu-float", p->first_iter ? "false" : "true", v);
+            dbtr_validate_ref_name(p->ref), p->first_iter ? "false" : "true", v);
     if (p->explains >= 0) fprintf(f, "\"explains\": \"%s\", ", r->paths[p->explains].name);
     fprintf(f, "\"iterations\": [\n");
     for (size_t it = 0; it < r->iterations; it++) {
@@ -102,7 +102,7 @@ static int write_json(const char *dir, const vrun *r) {
   return close_out(f, &af);
 }
 
-static int write_plot(const char *dir, const vrun *r, int max_diff) {
+static int write_plot(const char *dir, const dbtr_validate *r, int max_diff) {
   size_t n = r->n_paths, it = r->iterations;
   double *y = malloc(n * it * sizeof(double));
   dbtr_svg_series *s = malloc(n * sizeof *s);
@@ -132,11 +132,11 @@ static int write_plot(const char *dir, const vrun *r, int max_diff) {
   return rc;
 }
 
-int app_validate_report(const char *dir, const vrun *r) {
+int app_validate_report(const char *dir, const char *scan, size_t subsets, const dbtr_validate *r) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
     return dbtr_err(DBTR_EIO, "--report %s: cannot create the folder: %s", dir, strerror(errno));
   int rc = write_csv(dir, r);
-  if (!rc) rc = write_json(dir, r);
+  if (!rc) rc = write_json(dir, scan, subsets, r);
   if (!rc) rc = write_plot(dir, r, 0);
   if (!rc) rc = write_plot(dir, r, 1);
   return rc;

@@ -1,3 +1,5 @@
+# The validation engine called directly (tests/test_validate.c), on the CPU paths.
+dbtr_add_test_file(SOURCE test_validate.c LABELS cpu LIBS dbtr_core)
 # `dbtr validate` through the CLI (tests/validate.sh): the CPU comparisons CI can run.
 add_test(NAME validate.cpu_paths COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/validate.sh $<TARGET_FILE:dbtr>)
 set_tests_properties(validate.cpu_paths PROPERTIES LABELS cpu TIMEOUT 300)

@@ -20,11 +20,15 @@ done
 # 1 header + 2 iterations x 2 paths x 2 quantities
 [ "$(wc -l <rep/validate.csv)" -eq 9 ] || { echo "FAIL: validate.csv has $(wc -l <rep/validate.csv) lines"; exit 1; }
 grep -q '</svg>' rep/differing.svg
+# validate.json must parse and say the same: a check that cannot run is a failure, not a
+# pass, so a machine without Python fails here (DBTR_PYTHON names another interpreter).
+python=
 for py in "${DBTR_PYTHON:-}" python3 /usr/bin/python3; do
-  [ -n "$py" ] && "$py" -c 'import json' 2>/dev/null || continue
-  "$py" -c 'import json,sys; d=json.load(open("rep/validate.json")); p={x["name"]:x for x in d["paths"]}; sys.exit(0 if p["cpu-1-thread"]["identical"] and not p["cpu-float"]["identical"] and len(p["cpu-float"]["iterations"])==2 else 1)'
-  break
+  [ -n "$py" ] && "$py" -c 'import json' 2>/dev/null && { python=$py; break; }
 done
+[ -n "$python" ] || { echo "FAIL: no Python with json to check validate.json (set DBTR_PYTHON)"; exit 1; }
+"$python" -c 'import json,sys; d=json.load(open("rep/validate.json")); p={x["name"]:x for x in d["paths"]}; sys.exit(0 if p["cpu-1-thread"]["identical"] and not p["cpu-float"]["identical"] and len(p["cpu-float"]["iterations"])==2 else 1)' ||
+  { echo "FAIL: validate.json is malformed or says otherwise"; exit 1; }
 # --lockstep: every path starts each iteration from the reference's state. Iteration 1
 # starts from the same volume either way, so its rows must equal the free-running ones;
 # later iterations isolate one iteration's difference, so they need not.
