@@ -47,7 +47,7 @@ typedef struct {
 } demo_args;
 
 static const cli_opt demo_rows[] = {
-    {"--out", 0, CLI_STRING, offsetof(demo_args, dir), "DIR",
+    {"--output", 'o', CLI_STRING, offsetof(demo_args, dir), "DIR",
      .help = "folder for scan.h5, truth.tif and recon.tif, made if missing", .def = "dbtr-demo"},
     {"--iterations", 0, CLI_SIZE, offsetof(demo_args, ro.iterations), "N", .help = "full iterations", .def = "10",
      .min = 1, .max = 100000},
@@ -71,7 +71,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
                               cli_backend_group(&ro->backend)};
   const cli_command spec = {
       .name = cmd,
-      .usage = "[--out DIR] [options]",
+      .usage = "[-o DIR] [options]",
       .about = "Simulates a scan of the breast phantom on the `tiny` system (Poisson counts), reconstructs\n"
                "it with transmission ML-EM (the GPU when there is one), writes DIR/scan.h5, DIR/truth.tif and\n"
                "DIR/recon.tif (replacing the demo's own earlier files), and prints\n"
@@ -84,7 +84,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
                      .quiet = ro->quiet};
   const char *dir = a.dir;
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return cli_usage_error(cmd, "--out %s: cannot create the folder: %s", dir, strerror(errno));
+    return cli_usage_error(cmd, "-o %s: cannot create the folder: %s", dir, strerror(errno));
   char *scan_path = path_in(dir, "scan.h5"), *truth_path = path_in(dir, "truth.tif");
   char *recon_path = path_in(dir, "recon.tif");
   dbtr_scan scan;

@@ -49,7 +49,7 @@ static const cli_opt phantom_rows[] = {
      .convert = cli_convert_system, .more_help = cli_list_systems},
     {"--phantom", 0, CLI_CUSTOM, offsetof(phantom_args, sim.kind), "KIND", .help = "breast or acr", .def = "breast",
      .convert = convert_kind},
-    {"--dose", 0, CLI_DOUBLE, offsetof(phantom_args, sim.dose), "I0",
+    {"--i0", 0, CLI_DOUBLE, offsetof(phantom_args, sim.dose), "N",
      .help = "unattenuated counts per pixel (default: the preset's)", .min = 1e-6, .max = 1e12},
     {"--seed", 0, CLI_U64, offsetof(phantom_args, sim.seed), "N",
      .help = "seed for the phantom's layout and the noise", .def = "1"},
