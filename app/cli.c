@@ -235,6 +235,11 @@ int cli_int(cli *c, int *out, int min, int max) {
 }
 
 int cli_unknown(cli *c) {
+  /* --version, which every command takes, is no unknown option to a step-by-step caller. */
+  if (cli_is(c, "--version")) {
+    printf("dbtr %s\n", DBTR_VERSION_STRING);
+    return 0;
+  }
   c->error = cli_usage_error(c->cmd, "unknown option %s (see dbtr %s --help)", c->opt, c->cmd);
   return c->error;
 }

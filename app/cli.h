@@ -136,7 +136,7 @@ int cli_int(cli *c, int *out, int min, int max);
 /* If c->opt is a row of g, reads its value into it (c->error set on a bad value) and
  * returns 1; else 0. */
 int cli_take(cli *c, const cli_group *g);
-/* Reports an unknown option; returns 2. */
+/* Reports an unknown option; returns 2. For --version, prints the version and returns 0. */
 int cli_unknown(cli *c);
 /* Prints "dbtr CMD: message" for a library error and returns its exit code. */
 int cli_fail(const char *cmd, int rc);
