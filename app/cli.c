@@ -1,4 +1,4 @@
-/* app/cli.c: option parsing, backend choice, messages. */
+/* app/cli.c: the option-table parser and --help printer, backend choice, messages. */
 #include "app/cli.h"
 
 #include <errno.h>
@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "io/atomic_file.h"
+#include "phantoms/systems.h"
 #include "recon/error.h"
+#include "recon/version.h"
 
 void cli_init(cli *c, const char *cmd, int argc, char **argv) {
   memset(c, 0, sizeof *c);
@@ -26,22 +28,26 @@ int cli_next(cli *c, const char **positional) {
   if (c->error || c->i >= c->argc) return 0;
   const char *a = c->argv[c->i++];
   c->inline_value = NULL;
-  if (a[0] == '-' && a[1] != '\0' && strcmp(a, "-") != 0) {
-    const char *eq = strchr(a, '=');
-    if (eq && a[1] == '-') {
-      size_t n = (size_t)(eq - a);
-      if (n >= sizeof name) n = sizeof name - 1;
-      memcpy(name, a, n);
-      name[n] = '\0';
-      c->opt = name;
-      c->inline_value = eq + 1;
-    } else {
-      c->opt = a;
-    }
-    return 1;
+  if (!c->operands_only && !strcmp(a, "--")) {
+    c->operands_only = 1;
+    return cli_next(c, positional);
   }
-  *positional = a;
-  return 2;
+  if (c->operands_only || a[0] != '-' || a[1] == '\0') {
+    *positional = a;
+    return 2;
+  }
+  const char *eq = strchr(a, '=');
+  if (eq && a[1] == '-') {
+    size_t n = (size_t)(eq - a);
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    c->opt = name;
+    c->inline_value = eq + 1;
+  } else {
+    c->opt = a;
+  }
+  return 1;
 }
 
 int cli_is(const cli *c, const char *name) { return strcmp(c->opt, name) == 0; }
@@ -69,97 +75,315 @@ int cli_string(cli *c, const char **out) {
   return 0;
 }
 
-int cli_double(cli *c, double *out, double min, double max) {
-  const char *s = NULL;
-  if (cli_string(c, &s)) return c->error;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    c->error = cli_usage_error(c->cmd, "%s: '%s' is not a number", c->opt, s);
-    return c->error;
-  }
-  if (v < min || v > max) {
-    c->error = cli_usage_error(c->cmd, "%s: %s is out of range [%g, %g]", c->opt, s, min, max);
-    return c->error;
-  }
-  *out = v;
-  return 0;
+/* ---- Converting one value ----------------------------------------------------------- */
+
+/* "is out of range [1, 100000]", "(0, 1)", or "must be > 0" where there is no upper end. */
+static void range_text(const cli_opt *o, char *buf, size_t n) {
+  int open = (o->flags & CLI_ABOVE_MIN) != 0;
+  if (isinf(o->max)) snprintf(buf, n, "must be %s %.15g", open ? ">" : ">=", o->min);
+  else snprintf(buf, n, "is out of range %c%.15g, %.15g]", open ? '(' : '[', o->min, o->max);
 }
 
-int cli_u64(cli *c, unsigned long long *out) {
-  const char *s = NULL;
-  if (cli_string(c, &s)) return c->error;
-  char *end;
-  errno = 0;
-  if (s[0] == '-') {
-    c->error = cli_usage_error(c->cmd, "%s: '%s' must not be negative", c->opt, s);
-    return c->error;
-  }
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE) {
-    c->error = cli_usage_error(c->cmd, "%s: '%s' is not a whole number", c->opt, s);
-    return c->error;
-  }
-  *out = v;
-  return 0;
+static int in_range(const cli_opt *o, double v) {
+  return (o->flags & CLI_ABOVE_MIN ? v > o->min : v >= o->min) && v <= o->max;
 }
 
-int cli_size(cli *c, size_t *out, size_t min, size_t max) {
-  const char *s = NULL;
-  if (cli_string(c, &s)) return c->error;
-  char *end;
+/* A whole number in the row's range; 0 or a message (returns 2). */
+static int whole(const char *cmd, const cli_opt *o, const char *s, long long *out) {
+  char *end, range[96];
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE) {
-    c->error = cli_usage_error(c->cmd, "%s: '%s' is not a whole number", c->opt, s);
-    return c->error;
+  if (end == s || *end != '\0' || errno == ERANGE)
+    return cli_usage_error(cmd, "%s: '%s' is not a whole number", o->name, s);
+  if (!in_range(o, (double)v)) {
+    range_text(o, range, sizeof range);
+    return cli_usage_error(cmd, "%s: %s %s", o->name, s, range);
   }
-  if (v < 0 || (unsigned long long)v < min || (unsigned long long)v > max) {
-    c->error = cli_usage_error(c->cmd, "%s: %s is out of range [%zu, %zu]", c->opt, s, min, max);
-    return c->error;
-  }
-  *out = (size_t)v;
+  *out = v;
   return 0;
 }
 
-int cli_int(cli *c, int *out, int min, int max) {
-  size_t v = 0;
-  if (min < 0) {
-    double d;
-    if (cli_double(c, &d, min, max)) return c->error;
-    if (d != floor(d)) {
-      c->error = cli_usage_error(c->cmd, "%s: %g is not a whole number", c->opt, d);
-      return c->error;
-    }
-    *out = (int)d;
-    return 0;
+static int number(const char *cmd, const cli_opt *o, const char *s, double *out) {
+  char *end, range[96];
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+    return cli_usage_error(cmd, "%s: '%s' is not a number", o->name, s);
+  if (!in_range(o, v)) {
+    range_text(o, range, sizeof range);
+    return cli_usage_error(cmd, "%s: %s %s", o->name, s, range);
   }
-  if (cli_size(c, &v, (size_t)min, (size_t)max)) return c->error;
-  *out = (int)v;
+  *out = v;
   return 0;
 }
 
-int cli_triple(cli *c, double out[3]) {
-  const char *s = NULL;
-  if (cli_string(c, &s)) return c->error;
+static int u64(const char *cmd, const cli_opt *o, const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (s[0] == '-') return cli_usage_error(cmd, "%s: '%s' must not be negative", o->name, s);
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE || v > UINT64_MAX)
+    return cli_usage_error(cmd, "%s: '%s' is not a whole number", o->name, s);
+  *out = (uint64_t)v;
+  return 0;
+}
+
+static int triple(const char *cmd, const cli_opt *o, const char *s, double out[3]) {
   const char *p = s;
+  char range[96];
   for (int i = 0; i < 3; i++) {
     char *end;
     errno = 0;
     out[i] = strtod(p, &end);
-    if (end == p || errno == ERANGE || !isfinite(out[i]) || (i < 2 && *end != ',') || (i == 2 && *end != '\0')) {
-      c->error = cli_usage_error(c->cmd, "%s: '%s' is not three comma separated numbers", c->opt, s);
-      return c->error;
+    if (end == p || errno == ERANGE || !isfinite(out[i]) || (i < 2 && *end != ',') || (i == 2 && *end != '\0'))
+      return cli_usage_error(cmd, "%s: '%s' is not three comma separated numbers", o->name, s);
+    if ((o->flags & CLI_WHOLE) && out[i] != floor(out[i]))
+      return cli_usage_error(cmd, "%s: %.15g (in '%s') is not a whole number", o->name, out[i], s);
+    if (!in_range(o, out[i])) {
+      range_text(o, range, sizeof range);
+      return cli_usage_error(cmd, "%s: %.15g (in '%s') %s", o->name, out[i], s, range);
     }
     p = end + 1;
   }
   return 0;
 }
 
+/* Appends names[i] of n to the list in buf, as "a, b or c". */
+static void append_listed(char *buf, size_t len, size_t i, size_t n, const char *name) {
+  size_t used = strlen(buf);
+  snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : (i + 1 == n ? " or " : ", "), name);
+}
+
+static int choice(const char *cmd, const cli_opt *o, const char *s, const char **out) {
+  size_t n = 0;
+  for (; o->choices[n]; n++)
+    if (!strcmp(s, o->choices[n])) {
+      *out = o->choices[n];
+      return 0;
+    }
+  char list[256] = "";
+  for (size_t i = 0; i < n; i++) append_listed(list, sizeof list, i, n, o->choices[i]);
+  return cli_usage_error(cmd, "%s: '%s' is not %s", o->name, s, list);
+}
+
+/* Stores text, the value of row o, into its target in base; 0 or 2 after a message. */
+static int convert(const char *cmd, const cli_opt *o, void *base, const char *text) {
+  void *t = (char *)base + o->offset;
+  long long w = 0;
+  int ex = 0;
+  char why[256];
+  switch (o->type) {
+  case CLI_FLAG: *(int *)t = 1; break;
+  case CLI_INT:
+    if (!(ex = whole(cmd, o, text, &w))) *(int *)t = (int)w;
+    break;
+  case CLI_SIZE:
+    if (!(ex = whole(cmd, o, text, &w))) *(size_t *)t = (size_t)w;
+    break;
+  case CLI_U64: ex = u64(cmd, o, text, t); break;
+  case CLI_DOUBLE: ex = number(cmd, o, text, t); break;
+  case CLI_STRING: *(const char **)t = text; break;
+  case CLI_CHOICE: ex = choice(cmd, o, text, t); break;
+  case CLI_TRIPLE: ex = triple(cmd, o, text, t); break;
+  case CLI_CUSTOM:
+    if (o->convert(text, t, why, sizeof why)) ex = cli_usage_error(cmd, "%s: %s", o->name, why);
+    break;
+  }
+  if (!ex && o->given) *(int *)((char *)base + o->given - 1) = 1;
+  return ex;
+}
+
+/* Reads the value of row o (none for a flag) from c into its target. */
+static int take_row(cli *c, const cli_opt *o, void *base) {
+  const char *text = NULL;
+  if (o->type == CLI_FLAG && c->inline_value) c->error = cli_usage_error(c->cmd, "%s takes no value", o->name);
+  else if (o->type == CLI_FLAG || !cli_string(c, &text)) c->error = convert(c->cmd, o, base, text);
+  return c->error;
+}
+
+/* ---- The table parser ---------------------------------------------------------------- */
+
+/* Every command takes these; cli_parse answers them before it looks at the tables. */
+static const cli_opt builtin_rows[] = {
+    {"--help", 'h', CLI_FLAG, 0, .help = "print this help and exit"},
+    {"--version", 0, CLI_FLAG, 0, .help = "print the version of dbtr and exit"},
+};
+
+
+static int row_is(const cli_opt *o, const char *opt) {
+  return !strcmp(opt, o->name) || (o->short_name && opt[0] == '-' && opt[1] == o->short_name && opt[2] == '\0');
+}
+
+int cli_take(cli *c, const cli_group *g) {
+  for (size_t j = 0; j < g->n_opts; j++)
+    if (row_is(&g->opts[j], c->opt)) {
+      take_row(c, &g->opts[j], g->base);
+      return 1;
+    }
+  return 0;
+}
+
+/* The validate shims: a row made on the spot converts as a table's would. */
+int cli_size(cli *c, size_t *out, size_t min, size_t max) {
+  cli_opt o = {.name = c->opt, .type = CLI_SIZE, .min = (double)min, .max = (double)max};
+  return take_row(c, &o, out);
+}
+
+int cli_int(cli *c, int *out, int min, int max) {
+  cli_opt o = {.name = c->opt, .type = CLI_INT, .min = min, .max = max};
+  return take_row(c, &o, out);
+}
+
 int cli_unknown(cli *c) {
+  /* --version, which every command takes, is no unknown option to a step-by-step caller. */
+  if (cli_is(c, "--version")) {
+    printf("dbtr %s\n", DBTR_VERSION_STRING);
+    return 0;
+  }
   c->error = cli_usage_error(c->cmd, "unknown option %s (see dbtr %s --help)", c->opt, c->cmd);
   return c->error;
+}
+
+static int defaults(const cli_command *cmd) {
+  for (size_t g = 0; g < cmd->n_groups; g++)
+    for (size_t j = 0; j < cmd->groups[g].n_opts; j++) {
+      cli_opt o = cmd->groups[g].opts[j];
+      o.given = 0; /* a default is not the user's choice */
+      if (o.def && convert(cmd->name, &o, cmd->groups[g].base, o.def)) return 2;
+    }
+  return 0;
+}
+
+/* After argv: the operands and required options are there. */
+static int complete(const cli_command *cmd, size_t n_operands) {
+  if (n_operands < cmd->min_operands)
+    return cli_usage_error(cmd->name, "no %s given (usage: dbtr %s %s)", cmd->operand, cmd->name, cmd->usage);
+  for (size_t g = 0; g < cmd->n_groups; g++)
+    for (size_t j = 0; j < cmd->groups[g].n_opts; j++) {
+      const cli_opt *o = &cmd->groups[g].opts[j];
+      if ((o->flags & CLI_REQUIRED) && !*(const char **)((char *)cmd->groups[g].base + o->offset))
+        return cli_usage_error(cmd->name, "no %s given (usage: dbtr %s %s)", o->name + 2, cmd->name, cmd->usage);
+    }
+  return 0;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, const char **operands, int *exit_code) {
+  cli c;
+  const char *pos;
+  size_t n_operands = 0;
+  int k;
+  for (size_t i = 0; i < cmd->max_operands; i++) operands[i] = NULL;
+  if ((*exit_code = defaults(cmd))) return 0;
+  cli_init(&c, cmd->name, argc, argv);
+  while ((k = cli_next(&c, &pos))) {
+    if (k == 2) {
+      if (n_operands == cmd->max_operands)
+        c.error =
+            cli_usage_error(cmd->name, "unexpected argument '%s' (usage: dbtr %s %s)", pos, cmd->name, cmd->usage);
+      else operands[n_operands++] = pos;
+    } else if (row_is(&builtin_rows[0], c.opt)) {
+      cli_help(stdout, cmd);
+      *exit_code = 0;
+      return 0;
+    } else if (row_is(&builtin_rows[1], c.opt)) {
+      printf("dbtr %s\n", DBTR_VERSION_STRING);
+      *exit_code = 0;
+      return 0;
+    } else {
+      size_t g = 0;
+      while (g < cmd->n_groups && !cli_take(&c, &cmd->groups[g])) g++;
+      if (g == cmd->n_groups) cli_unknown(&c);
+    }
+  }
+  *exit_code = c.error ? c.error : complete(cmd, n_operands);
+  return *exit_code == 0;
+}
+
+/* ---- The --help printer ----------------------------------------------------------- */
+
+enum { HELP_COLUMN = 25 }; /* where the descriptions start: "  --iterations N         full..." */
+
+/* "  -o, --output FILE      text (default ...)", the text's later lines under its first. */
+static void print_row(FILE *f, const cli_opt *o) {
+  char left[96];
+  int k = o->short_name ? snprintf(left, sizeof left, "-%c, ", o->short_name) : 0;
+  snprintf(left + k, sizeof left - (size_t)k, "%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+  int w = fprintf(f, "  %s", left);
+  if (w >= HELP_COLUMN) { /* too wide to share the line with the text */
+    fprintf(f, "\n");
+    w = 0;
+  }
+  for (const char *p = o->help;;) {
+    size_t n = strcspn(p, "\n");
+    fprintf(f, "%*s%.*s", HELP_COLUMN - w, "", (int)n, p);
+    if (p[n] == '\0') break;
+    fprintf(f, "\n");
+    w = 0;
+    p += n + 1;
+  }
+  if (o->def) fprintf(f, " (default %s)", o->def);
+  if (o->flags & CLI_REQUIRED) fprintf(f, " (required)");
+  fprintf(f, "\n");
+  if (o->more_help) o->more_help(f, HELP_COLUMN + 2);
+}
+
+static void print_rows(FILE *f, const cli_opt *rows, size_t n) {
+  for (size_t j = 0; j < n; j++) print_row(f, &rows[j]);
+}
+
+void cli_help(FILE *f, const cli_command *cmd) {
+  fprintf(f, "usage: dbtr %s %s\n\n%s\noptions:\n", cmd->name, cmd->usage, cmd->about);
+  for (size_t g = 0; g < cmd->n_groups; g++)
+    if (!cmd->groups[g].title) print_rows(f, cmd->groups[g].opts, cmd->groups[g].n_opts);
+  print_rows(f, CLI_ROWS(builtin_rows));
+  for (size_t g = 0; g < cmd->n_groups; g++)
+    if (cmd->groups[g].title) {
+      fprintf(f, "\n%s:\n", cmd->groups[g].title);
+      print_rows(f, cmd->groups[g].opts, cmd->groups[g].n_opts);
+    }
+  if (cmd->epilog) fprintf(f, "\n%s", cmd->epilog);
+}
+
+/* ---- Shared fragments ------------------------------------------------------------- */
+
+static const cli_opt force_row = {"--force", 0, CLI_FLAG, 0, .help = "overwrite existing outputs"};
+static const cli_opt quiet_row = {"--quiet", 0, CLI_FLAG, 0, .help = "no progress or \"wrote\" lines"};
+
+cli_group cli_force_group(int *force) { return (cli_group){NULL, &force_row, 1, force}; }
+cli_group cli_quiet_group(int *quiet) { return (cli_group){NULL, &quiet_row, 1, quiet}; }
+
+int cli_convert_system(const char *text, void *target, char *why, size_t why_len) {
+  const dbtr_system *sys = dbtr_system_find(text);
+  if (sys) {
+    *(const dbtr_system **)target = sys;
+    return 0;
+  }
+  const dbtr_system *const *list = dbtr_system_list();
+  size_t n = 0;
+  while (list[n]) n++;
+  snprintf(why, why_len, "unknown preset '%s' (", text);
+  for (size_t i = 0; i < n; i++) append_listed(why, why_len, i, n, list[i]->name);
+  append_listed(why, why_len, 0, 1, ")");
+  return 1;
+}
+
+void cli_list_systems(FILE *f, int indent) {
+  for (const dbtr_system *const *s = dbtr_system_list(); *s; s++)
+    fprintf(f, "%*s%-8s %s\n", indent, "", (*s)->name, (*s)->description);
+}
+
+void cli_wrote(const char *cmd, int quiet, const char *path, const char *what_fmt, ...) {
+  if (quiet) return;
+  fprintf(stderr, "dbtr %s: wrote %s", cmd, path);
+  if (what_fmt) {
+    va_list ap;
+    fprintf(stderr, " (");
+    va_start(ap, what_fmt);
+    vfprintf(stderr, what_fmt, ap);
+    va_end(ap);
+    fprintf(stderr, ")");
+  }
+  fprintf(stderr, "\n");
 }
 
 int cli_fail(const char *cmd, int rc) {
@@ -167,31 +391,35 @@ int cli_fail(const char *cmd, int rc) {
   return dbtr_exit_code(rc);
 }
 
-int cli_backend_option(cli *c, cli_backend_opts *o) {
-  if (cli_is(c, "--backend")) {
-    if (cli_string(c, &o->backend)) return 1;
-    if (strcmp(o->backend, "cpu") && strcmp(o->backend, "gpu") && strcmp(o->backend, "auto"))
-      c->error = cli_usage_error(c->cmd, "--backend: '%s' is not cpu, gpu or auto", o->backend);
+/* --mode names a row of the mode table (recon/backend.h), which says what it accepts. */
+static int convert_mode(const char *text, void *target, char *why, size_t why_len) {
+  dbtr_gpu_mode m;
+  if (dbtr_gpu_mode_parse(text, &m)) {
+    snprintf(why, why_len, "%s", dbtr_errmsg());
+    dbtr_err_clear();
     return 1;
   }
-  if (cli_is(c, "--mode")) {
-    dbtr_gpu_mode m;
-    if (cli_string(c, &o->mode)) return 1;
-    if (dbtr_gpu_mode_parse(o->mode, &m)) c->error = cli_usage_error(c->cmd, "--mode: %s", dbtr_errmsg());
-    return 1;
-  }
-  if (cli_is(c, "--precision")) {
-    if (cli_string(c, &o->precision)) return 1;
-    if (strcmp(o->precision, "float") && strcmp(o->precision, "double"))
-      c->error = cli_usage_error(c->cmd, "--precision: '%s' is not float or double", o->precision);
-    return 1;
-  }
-  if (cli_is(c, "--threads")) {
-    cli_int(c, &o->threads, 0, 4096);
-    return 1;
-  }
+  *(const char **)target = text;
   return 0;
 }
+
+/* --threads is last, so that cli_threads_group can take it alone. */
+static const cli_opt backend_rows[] = {
+    {"--backend", 0, CLI_CHOICE, offsetof(cli_backend_opts, backend), "B",
+     .help = "cpu, gpu, or auto: the GPU when there is one, else the CPU", .def = "auto",
+     .choices = CLI_CHOICES("cpu", "gpu", "auto")},
+    {"--mode", 0, CLI_CUSTOM, offsetof(cli_backend_opts, mode), "M",
+     .help = "GPU mode: fast, ieee, cpu-match, double, double-match (docs/modes.md);\n"
+     "on the CPU, double modes compute in double",
+     .def = "cpu-match", .convert = convert_mode},
+    {"--precision", 0, CLI_CHOICE, offsetof(cli_backend_opts, precision), "P",
+     .help = "CPU precision, float or double (default: as the mode)", .choices = CLI_CHOICES("float", "double")},
+    {"--threads", 0, CLI_INT, offsetof(cli_backend_opts, threads), "N", .help = "CPU threads (default: all)", .min = 0,
+     .max = 4096},
+};
+
+cli_group cli_backend_group(cli_backend_opts *o) { return (cli_group){"backend", CLI_ROWS(backend_rows), o}; }
+cli_group cli_threads_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[3], 1, o}; }
 
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
                        int quiet) {

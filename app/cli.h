@@ -4,37 +4,139 @@
 #define DBTR_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "io/scan.h"
 #include "recon/backend.h"
 #include "recon/geom.h"
 
-/* Options are `--name value` or `--name=value`; flags are `--name`. A command walks argv
- * with cli_next() and asks for values with the cli_*_value() functions, which print
- * "dbtr CMD: --flag: ..." and return non-zero on a bad value. */
+/* ---- Option tables ----------------------------------------------------------------
+ * Each command describes its options once, as rows of a table; cli_parse() reads argv with
+ * it and cli_help() prints --help from it, so the two cannot disagree. Options are
+ * `--name value`, `--name=value` or `-o value`; flags are `--name`; `--` ends the options
+ * (a file named `-x` can follow it). Every message names the command and the flag:
+ * "dbtr recon: --iterations: -3 is out of range [1, 100000]". */
+
+/* What a row's value is, and so the C type of its target. */
+typedef enum {
+  CLI_FLAG,   /* int, set to 1; the option takes no value */
+  CLI_INT,    /* int: a whole number in [min, max] */
+  CLI_SIZE,   /* size_t: a whole number in [min, max] */
+  CLI_U64,    /* uint64_t: any whole number >= 0 (seeds) */
+  CLI_DOUBLE, /* double: a finite number in [min, max] */
+  CLI_STRING, /* const char *: the argument itself (a path, a list) */
+  CLI_CHOICE, /* const char *: one of `choices`, stored as that choice */
+  CLI_TRIPLE, /* double[3]: "a,b,c", each in [min, max] */
+  CLI_CUSTOM, /* whatever `convert` stores (a preset, a size WxH) */
+} cli_type;
+
+enum {
+  CLI_REQUIRED = 1u,  /* CLI_STRING: the command refuses to run while the target is NULL */
+  CLI_ABOVE_MIN = 2u, /* the range is (min, max]: min itself is refused (a positive size) */
+  CLI_WHOLE = 4u,     /* CLI_TRIPLE: whole numbers (voxel counts) */
+};
+
+/* Converts text into *target for a CLI_CUSTOM row; returns 0, or non-zero with why (the
+ * message after "--flag: ") filled. */
+typedef int (*cli_convert)(const char *text, void *target, char *why, size_t why_len);
+
+typedef struct {
+  const char *name;    /* long form, "--iterations" */
+  char short_name;     /* 'o' for -o; 0 for none */
+  cli_type type;
+  size_t offset;       /* of the target in the group's struct (offsetof) */
+  const char *metavar; /* the value's name in --help: "N", "FILE"; NULL for CLI_FLAG */
+  const char *help;    /* what it does; '\n' starts a line indented under the first */
+  const char *def;     /* the default as a user would type it: stored before argv is read,
+                          shown as "(default DEF)". NULL: the target keeps what the command
+                          put there, and help says what that means */
+  double min, max;     /* CLI_INT, CLI_SIZE, CLI_DOUBLE, CLI_TRIPLE */
+  unsigned flags;      /* CLI_REQUIRED, CLI_ABOVE_MIN, CLI_WHOLE */
+  size_t given;        /* CLI_GIVEN(type, member): an int set to 1 when argv has the option; 0: none */
+  const char *const *choices; /* CLI_CHOICE: CLI_CHOICES("a", "b") */
+  cli_convert convert;        /* CLI_CUSTOM */
+  void (*more_help)(FILE *f, int indent); /* more lines under the row in --help (the presets) */
+} cli_opt;
+
+/* `given` is stored plus one, so that 0 (the value of a row that leaves it out) means none. */
+#define CLI_GIVEN(type, member) (offsetof(type, member) + 1)
+#define CLI_CHOICES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Rows whose offsets point into one struct: a command's own, or a fragment that several
+ * commands share (cli_backend_group, app_grid_group, ...). */
+typedef struct {
+  const char *title; /* heading in --help; NULL: listed under "options:" with the command's own */
+  const cli_opt *opts;
+  size_t n_opts;
+  void *base;
+} cli_group;
+#define CLI_ROWS(rows) (rows), (sizeof(rows) / sizeof((rows)[0]))
+
+typedef struct {
+  const char *name;     /* "recon" */
+  const char *usage;    /* what follows "usage: dbtr recon " */
+  const char *about;    /* what the command does: lines ending in '\n' */
+  const char *operand;  /* what an operand is, for messages ("scan file"); NULL: none taken */
+  size_t min_operands, max_operands;
+  const cli_group *groups;
+  size_t n_groups;
+  const char *epilog;   /* printed after the options (the viewer's keys); NULL for none */
+} cli_command;
+/* In a cli_command initializer: .groups and .n_groups from an array of groups. */
+#define CLI_GROUPS(groups) .groups = (groups), .n_groups = sizeof(groups) / sizeof((groups)[0])
+
+/* Reads argv (argv[0] is the command's name): stores the defaults, then every option, and
+ * the operands into operands[0 .. max_operands) (NULL where not given). Returns 1 when the
+ * command should run; 0 when it should end with *exit_code: 0 after --help (-h) or
+ * --version, 2 after a message naming the flag (unknown, malformed, missing). */
+int cli_parse(const cli_command *cmd, int argc, char **argv, const char **operands, int *exit_code);
+/* --help: the usage line, the description, the options by group, the epilog. */
+void cli_help(FILE *f, const cli_command *cmd);
+
+/* Shared fragments. --force and --quiet: each sets an int. */
+cli_group cli_force_group(int *force);
+cli_group cli_quiet_group(int *quiet);
+
+/* --system NAME: stores the preset (const dbtr_system *), or lists the presets in why. */
+int cli_convert_system(const char *text, void *target, char *why, size_t why_len);
+/* The presets, one a line, for the --system row's help. */
+void cli_list_systems(FILE *f, int indent);
+
+/* Says where an output went, one line per file on stderr, unless quiet:
+ * "dbtr CMD: wrote PATH (what)"; what may be NULL. */
+void cli_wrote(const char *cmd, int quiet, const char *path, const char *what_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ---- Reading argv step by step ----------------------------------------------------
+ * The tokenizer under cli_parse. `dbtr validate` still walks argv with it and asks for
+ * values with cli_string/cli_size/cli_int, which convert as a table row would; when it has
+ * a table, cli_is, cli_size, cli_int, cli_unknown and app_grid_option go. */
 typedef struct {
   const char *cmd; /* for messages */
   int argc, i;
   char **argv;
-  const char *opt;     /* current option name, e.g. "--iterations" */
+  const char *opt;          /* current option name, e.g. "--iterations" */
   const char *inline_value; /* value after '=' if given that way */
+  int operands_only;        /* after `--` */
   int error;
 } cli;
 
 void cli_init(cli *c, const char *cmd, int argc, char **argv);
-/* Next argument: returns 1 with c->opt set for an option, 2 with *positional set for a
- * positional argument, 0 at the end. */
+/* Next argument: returns 1 with c->opt set for an option, 2 with *positional set for an
+ * operand (anything after `--`, and `-` alone), 0 at the end. */
 int cli_next(cli *c, const char **positional);
 int cli_is(const cli *c, const char *name);
 int cli_string(cli *c, const char **out);
 int cli_size(cli *c, size_t *out, size_t min, size_t max);
 int cli_int(cli *c, int *out, int min, int max);
-int cli_double(cli *c, double *out, double min, double max);
-int cli_u64(cli *c, unsigned long long *out);
-/* Three comma separated numbers ("nx,ny,nz" or "x,y,z"). */
-int cli_triple(cli *c, double out[3]);
-/* Reports an unknown option or extra argument; returns 2. */
+/* If c->opt is a row of g, reads its value into it (c->error set on a bad value) and
+ * returns 1; else 0. */
+int cli_take(cli *c, const cli_group *g);
+/* Reports an unknown option; returns 2. For --version, prints the version and returns 0. */
 int cli_unknown(cli *c);
 /* Prints "dbtr CMD: message" for a library error and returns its exit code. */
 int cli_fail(const char *cmd, int rc);
@@ -53,9 +155,10 @@ typedef struct {
   int threads;
 } cli_backend_opts;
 
-/* Parses --backend, --mode, --precision, --threads; returns 1 if the option was one of
- * them (c->error set on a bad value), else 0. */
-int cli_backend_option(cli *c, cli_backend_opts *o);
+/* --backend, --mode, --precision, --threads, titled "backend"; and --threads alone, for
+ * commands that run on the CPU only. */
+cli_group cli_backend_group(cli_backend_opts *o);
+cli_group cli_threads_group(cli_backend_opts *o);
 /* Creates the backend: gpu fails without a GPU; auto uses the GPU when there is one and
  * falls back to the CPU with a warning when the GPU cannot be used. */
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,

@@ -1,5 +1,6 @@
 /* app/cmd_demo.c: `dbtr demo`: the whole pipeline on a small phantom, in seconds. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,59 +38,72 @@ static int demo_iteration(void *user, size_t it, dbtr_backend *b) {
   return 0;
 }
 
+/* The demo's own settings; the rest of the pipeline is fixed (the breast phantom on the
+ * tiny system). Iterations and subsets have the demo's defaults, not recon's. */
+typedef struct {
+  const char *dir;
+  app_recon_opts ro;
+} demo_args;
+
+static const cli_opt demo_rows[] = {
+    {"--output", 'o', CLI_STRING, offsetof(demo_args, dir), "DIR",
+     .help = "folder for scan.h5, truth.tif and recon.tif, made if missing", .def = "dbtr-demo"},
+    {"--iterations", 0, CLI_SIZE, offsetof(demo_args, ro.iterations), "N", .help = "full iterations", .def = "10",
+     .min = 1, .max = 100000},
+    {"--subsets", 0, CLI_SIZE, offsetof(demo_args, ro.subsets), "S", .help = "ordered subsets of views",
+     .def = "3", .min = 1, .max = 100000},
+};
+
+/* DIR/NAME, or NULL (then the caller reports out of memory). */
+static char *path_in(const char *dir, const char *name) {
+  size_t len = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(len);
+  if (p) snprintf(p, len, "%s/%s", dir, name);
+  return p;
+}
+
 int dbtr_cmd_demo(int argc, char **argv) {
-  const char *cmd = "demo", *dir = "dbtr-demo", *pos;
-  app_recon_opts ro = {.iterations = 10, .subsets = 3};
-  dbtr_simulate_opts so = {.system = dbtr_system_find("tiny"), .kind = DBTR_PHANTOM_BREAST, .seed = 1, .supersample = 2};
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) return cli_usage_error(cmd, "unexpected argument '%s'", pos);
-    if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      printf("usage: dbtr demo [--out DIR] [--iterations N] [--subsets S] [--backend B] [--mode M] [--threads N]\n\n"
-             "Simulates a scan of the breast phantom on the `tiny` system (Poisson counts), reconstructs\n"
-             "it with transmission ML-EM (the GPU when there is one), writes DIR/scan.h5, DIR/truth.tif and\n"
-             "DIR/recon.tif (default DIR: ./dbtr-demo, replaced files are the demo's own), and prints\n"
-             "the error against the ground truth after every iteration.\n");
-      return 0;
-    } else if (cli_is(&c, "--out")) {
-      cli_string(&c, &dir);
-    } else if (cli_is(&c, "--iterations")) {
-      cli_size(&c, &ro.iterations, 1, 100000);
-    } else if (cli_is(&c, "--subsets")) {
-      cli_size(&c, &ro.subsets, 1, 100000);
-    } else if (cli_is(&c, "--quiet")) {
-      ro.quiet = 1;
-    } else if (!cli_backend_option(&c, &ro.backend)) {
-      return cli_unknown(&c);
-    }
-  }
-  if (c.error) return c.error;
+  const char *cmd = "demo";
+  demo_args a = {0};
+  app_recon_opts *ro = &a.ro;
+  const cli_group groups[] = {{NULL, CLI_ROWS(demo_rows), &a}, cli_quiet_group(&ro->quiet),
+                              cli_backend_group(&ro->backend)};
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "[-o DIR] [options]",
+      .about = "Simulates a scan of the breast phantom on the `tiny` system (Poisson counts), reconstructs\n"
+               "it with transmission ML-EM (the GPU when there is one), writes DIR/scan.h5, DIR/truth.tif and\n"
+               "DIR/recon.tif (replacing the demo's own earlier files), and prints\n"
+               "the error against the ground truth after every iteration.\n",
+      CLI_GROUPS(groups),
+  };
+  int ex, rc;
+  if (!cli_parse(&spec, argc, argv, NULL, &ex)) return ex;
+  dbtr_simulate_opts so = {.system = dbtr_system_find("tiny"), .kind = DBTR_PHANTOM_BREAST, .seed = 1,
+                           .supersample = 2};
+  const char *dir = a.dir;
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-    return cli_usage_error(cmd, "--out %s: cannot create the folder: %s", dir, strerror(errno));
-  size_t len = strlen(dir) + 16;
-  char *scan_path = malloc(len), *truth_path = malloc(len), *recon_path = malloc(len);
+    return cli_usage_error(cmd, "-o %s: cannot create the folder: %s", dir, strerror(errno));
+  char *scan_path = path_in(dir, "scan.h5"), *truth_path = path_in(dir, "truth.tif");
+  char *recon_path = path_in(dir, "recon.tif");
   dbtr_scan scan;
   float *truth = NULL;
-  demo_state st = {.quiet = ro.quiet};
-  int ex = 0, rc;
+  demo_state st = {.quiet = ro->quiet};
   double t0 = cli_now();
   if (!scan_path || !truth_path || !recon_path) {
-    free(scan_path);
-    free(truth_path);
-    free(recon_path);
-    return cli_usage_error(cmd, "out of memory");
+    ex = cli_usage_error(cmd, "out of memory");
+    goto out;
   }
-  snprintf(scan_path, len, "%s/scan.h5", dir);
-  snprintf(truth_path, len, "%s/truth.tif", dir);
-  snprintf(recon_path, len, "%s/recon.tif", dir);
-  if ((ex = app_simulate(cmd, &so, ro.quiet, &scan, &truth))) goto out;
+  if ((ex = app_simulate(cmd, &so, ro->quiet, &scan, &truth))) goto out;
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
   if ((rc = dbtr_scan_write(&scan, scan_path, &wo)) || (rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
+  cli_wrote(cmd, ro->quiet, scan_path, "%zu views of %zu x %zu pixels, counts", scan.geom.n_views, scan.geom.n_cols,
+            scan.geom.n_rows);
+  cli_wrote(cmd, ro->quiet, truth_path, "ground truth, %zu x %zu x %zu voxels", scan.grid.nx, scan.grid.ny,
+            scan.grid.nz);
   st.truth = truth;
   if ((rc = dbtr_grid_count(&scan.grid, &st.n_vox)) ||
       (rc = dbtr_alloc((void **)&st.vol, st.n_vox, sizeof(float), "volume")) ||
@@ -97,19 +111,19 @@ int dbtr_cmd_demo(int argc, char **argv) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  ro.on_iteration = demo_iteration;
-  ro.user = &st;
+  ro->on_iteration = demo_iteration;
+  ro->user = &st;
   char backend[64];
-  if ((ex = app_reconstruct(cmd, &scan, &scan.grid, &ro, st.vol, backend, sizeof backend))) goto done;
+  if ((ex = app_reconstruct(cmd, &scan, &scan.grid, ro, st.vol, backend, sizeof backend))) goto done;
   if ((rc = dbtr_tiff_write(recon_path, &scan.grid, st.vol, NULL))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  printf("dbtr demo: %s phantom, %s system, %zu iterations x %zu subsets on %s\n", "breast", so.system->name,
-         ro.iterations, ro.subsets, backend);
+  cli_wrote(cmd, ro->quiet, recon_path, "the reconstruction, float32");
+  printf("dbtr demo: %s phantom, %s system, %zu iterations x %zu subsets on %s (%.1f s)\n", "breast", so.system->name,
+         ro->iterations, ro->subsets, backend, cli_now() - t0);
   printf("dbtr demo: error against the truth (relative L2): %.4f after iteration 1, %.4f after iteration %zu\n",
-         st.first, st.last, ro.iterations);
-  printf("dbtr demo: wrote %s, %s, %s (%.1f s)\n", scan_path, truth_path, recon_path, cli_now() - t0);
+         st.first, st.last, ro->iterations);
 done:
   dbtr_scan_free(&scan);
 out:

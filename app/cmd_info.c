@@ -26,22 +26,15 @@ static const char *dtype_name(dbtr_dtype d) {
 }
 
 int dbtr_cmd_info(int argc, char **argv) {
-  const char *cmd = "info", *in = NULL, *pos;
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) {
-      if (in) return cli_usage_error(cmd, "unexpected argument '%s'", pos);
-      in = pos;
-    } else if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      printf("usage: dbtr info SCAN.h5\n\nPrints the detector, views, geometry, data range and grid of a scan file.\n");
-      return 0;
-    } else {
-      return cli_unknown(&c);
-    }
-  }
-  if (!in) return cli_usage_error(cmd, "no scan file given (dbtr info SCAN.h5)");
+  const char *cmd = "info", *in;
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "SCAN.h5",
+      .about = "Prints the detector, views, geometry, data range and grid of a scan file.\n",
+      .operand = "scan file", .min_operands = 1, .max_operands = 1,
+  };
+  int ex;
+  if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
   dbtr_scan s;
   int rc = cli_read_scan(cmd, &s, in);
   if (rc) return cli_fail(cmd, rc);

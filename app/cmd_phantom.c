@@ -1,4 +1,5 @@
 /* app/cmd_phantom.c: `dbtr phantom`: a simulated scan of an analytic phantom. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,95 +10,97 @@
 #include "io/tiff.h"
 #include "recon/error.h"
 
-static void help(void) {
-  printf("usage: dbtr phantom -o SCAN.h5 [options]\n\n"
-         "Simulates a DBT scan of an analytic phantom: exact line integrals through its shapes for\n"
-         "every detector pixel, then Poisson counts (docs/phantoms.md).\n\n"
-         "  -o, --output FILE      scan file to write (required)\n"
-         "  --system NAME          geometry preset (default tiny):\n");
-  for (const dbtr_system *const *s = dbtr_system_list(); *s; s++) printf("                           %-8s %s\n", (*s)->name, (*s)->description);
-  printf("  --phantom KIND         breast (default) or acr\n"
-         "  --dose I0              unattenuated counts per pixel (default: the preset's)\n"
-         "  --seed N               seed for the phantom's layout and the noise (default 1)\n"
-         "  --line-integrals       store noiseless line integrals instead of counts\n"
-         "  --supersample N        N x N rays per pixel for the line integrals (default 1)\n"
-         "  --truth FILE.tif       also write the ground-truth volume (1/mm) on the preset grid\n"
-         "  --dtype T              float32 (default), float64, uint16 or uint32 for the projections\n"
-         "  --gzip L               gzip level 0-9 for the projections (default 0)\n"
-         "  --force                overwrite existing outputs\n"
-         "  --quiet                no progress lines\n");
+typedef struct {
+  const char *out, *truth;
+  dbtr_simulate_opts sim;
+  int quiet;
+  dbtr_scan_write_opts write;
+  int force;
+} phantom_args;
+
+static int convert_kind(const char *text, void *target, char *why, size_t why_len) {
+  int kind = dbtr_phantom_kind_from_name(text);
+  if (kind < 0) {
+    snprintf(why, why_len, "'%s' is not breast or acr", text);
+    return 1;
+  }
+  *(dbtr_phantom_kind *)target = (dbtr_phantom_kind)kind;
+  return 0;
 }
 
-int dbtr_cmd_phantom(int argc, char **argv) {
-  const char *cmd = "phantom", *out = NULL, *truth_path = NULL, *sys_name = "tiny", *kind_name = "breast", *pos;
-  const char *dtype = "float32";
-  dbtr_simulate_opts o = {.seed = 1, .supersample = 1};
-  unsigned long long seed = 1;
-  int force = 0, gzip = 0, quiet = 0;
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) return cli_usage_error(cmd, "unexpected argument '%s'", pos);
-    if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      help();
+static int convert_dtype(const char *text, void *target, char *why, size_t why_len) {
+  static const struct {
+    const char *name;
+    dbtr_dtype dtype;
+  } types[] = {{"float32", DBTR_DTYPE_FLOAT32}, {"float64", DBTR_DTYPE_FLOAT64}, {"uint16", DBTR_DTYPE_UINT16},
+               {"uint32", DBTR_DTYPE_UINT32}};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (!strcmp(text, types[i].name)) {
+      *(dbtr_dtype *)target = types[i].dtype;
       return 0;
-    } else if (cli_is(&c, "-o") || cli_is(&c, "--output")) {
-      cli_string(&c, &out);
-    } else if (cli_is(&c, "--system")) {
-      cli_string(&c, &sys_name);
-    } else if (cli_is(&c, "--phantom")) {
-      cli_string(&c, &kind_name);
-    } else if (cli_is(&c, "--dose")) {
-      cli_double(&c, &o.dose, 1e-6, 1e12);
-    } else if (cli_is(&c, "--seed")) {
-      cli_u64(&c, &seed);
-    } else if (cli_is(&c, "--line-integrals")) {
-      o.line_integrals = 1;
-    } else if (cli_is(&c, "--supersample")) {
-      cli_int(&c, &o.supersample, 1, 16);
-    } else if (cli_is(&c, "--truth")) {
-      cli_string(&c, &truth_path);
-    } else if (cli_is(&c, "--dtype")) {
-      cli_string(&c, &dtype);
-    } else if (cli_is(&c, "--gzip")) {
-      cli_int(&c, &gzip, 0, 9);
-    } else if (cli_is(&c, "--force")) {
-      force = 1;
-    } else if (cli_is(&c, "--quiet")) {
-      quiet = 1;
-    } else {
-      return cli_unknown(&c);
     }
-  }
-  if (c.error) return c.error;
-  if (!out) return cli_usage_error(cmd, "no output given (-o SCAN.h5)");
-  o.seed = seed;
-  o.system = dbtr_system_find(sys_name);
-  if (!o.system) return cli_usage_error(cmd, "--system: unknown preset '%s' (see dbtr phantom --help)", sys_name);
-  int kind = dbtr_phantom_kind_from_name(kind_name);
-  if (kind < 0) return cli_usage_error(cmd, "--phantom: '%s' is not breast or acr", kind_name);
-  o.kind = (dbtr_phantom_kind)kind;
-  dbtr_scan_write_opts wo = {.gzip_level = gzip};
-  if (!strcmp(dtype, "float32")) wo.dtype = DBTR_DTYPE_FLOAT32;
-  else if (!strcmp(dtype, "float64")) wo.dtype = DBTR_DTYPE_FLOAT64;
-  else if (!strcmp(dtype, "uint16")) wo.dtype = DBTR_DTYPE_UINT16;
-  else if (!strcmp(dtype, "uint32")) wo.dtype = DBTR_DTYPE_UINT32;
-  else return cli_usage_error(cmd, "--dtype: '%s' is not float32, float64, uint16 or uint32", dtype);
-  if (o.line_integrals && (wo.dtype == DBTR_DTYPE_UINT16 || wo.dtype == DBTR_DTYPE_UINT32))
-    return cli_usage_error(cmd, "--dtype %s cannot hold line integrals; use float32 or float64", dtype);
-  int ex = cli_check_output(cmd, out, NULL, 0, force);
-  if (!ex && truth_path) ex = cli_check_output(cmd, truth_path, NULL, 0, force);
+  snprintf(why, why_len, "'%s' is not float32, float64, uint16 or uint32", text);
+  return 1;
+}
+
+static const cli_opt phantom_rows[] = {
+    {"--output", 'o', CLI_STRING, offsetof(phantom_args, out), "FILE", .help = "scan file to write",
+     .flags = CLI_REQUIRED},
+    {"--system", 0, CLI_CUSTOM, offsetof(phantom_args, sim.system), "NAME", .help = "geometry preset", .def = "tiny",
+     .convert = cli_convert_system, .more_help = cli_list_systems},
+    {"--phantom", 0, CLI_CUSTOM, offsetof(phantom_args, sim.kind), "KIND", .help = "breast or acr", .def = "breast",
+     .convert = convert_kind},
+    {"--i0", 0, CLI_DOUBLE, offsetof(phantom_args, sim.dose), "N",
+     .help = "unattenuated counts per pixel (default: the preset's)", .min = 1e-6, .max = 1e12},
+    {"--seed", 0, CLI_U64, offsetof(phantom_args, sim.seed), "N",
+     .help = "seed for the phantom's layout and the noise", .def = "1"},
+    {"--line-integrals", 0, CLI_FLAG, offsetof(phantom_args, sim.line_integrals),
+     .help = "store noiseless line integrals instead of counts"},
+    {"--supersample", 0, CLI_INT, offsetof(phantom_args, sim.supersample), "N",
+     .help = "N x N rays per pixel for the line integrals", .def = "1", .min = 1, .max = 16},
+    {"--truth", 0, CLI_STRING, offsetof(phantom_args, truth), "FILE.tif",
+     .help = "also write the ground-truth volume (1/mm) on the preset grid"},
+    {"--dtype", 0, CLI_CUSTOM, offsetof(phantom_args, write.dtype), "T",
+     .help = "float32, float64, uint16 or uint32 for the projections", .def = "float32", .convert = convert_dtype},
+    {"--gzip", 0, CLI_INT, offsetof(phantom_args, write.gzip_level), "L", .help = "gzip level for the projections",
+     .def = "0", .min = 0, .max = 9},
+};
+
+int dbtr_cmd_phantom(int argc, char **argv) {
+  const char *cmd = "phantom";
+  phantom_args a = {0};
+  const cli_group groups[] = {{NULL, CLI_ROWS(phantom_rows), &a}, cli_force_group(&a.force),
+                              cli_quiet_group(&a.quiet)};
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "-o SCAN.h5 [options]",
+      .about = "Simulates a DBT scan of an analytic phantom: exact line integrals through its shapes for\n"
+               "every detector pixel, then Poisson counts (docs/phantoms.md).\n",
+      CLI_GROUPS(groups),
+  };
+  int ex;
+  if (!cli_parse(&spec, argc, argv, NULL, &ex)) return ex;
+  const dbtr_simulate_opts *o = &a.sim;
+  const char *out = a.out, *truth_path = a.truth;
+  if (o->line_integrals && (a.write.dtype == DBTR_DTYPE_UINT16 || a.write.dtype == DBTR_DTYPE_UINT32))
+    return cli_usage_error(cmd, "--dtype %s cannot hold line integrals; use float32 or float64",
+                           a.write.dtype == DBTR_DTYPE_UINT16 ? "uint16" : "uint32");
+  ex = cli_check_output(cmd, out, NULL, 0, a.force);
+  if (!ex && truth_path) ex = cli_check_output(cmd, truth_path, NULL, 0, a.force);
   if (!ex && truth_path && !strcmp(truth_path, out)) ex = cli_usage_error(cmd, "--truth and -o name the same file");
   if (ex) return ex;
 
   dbtr_scan scan;
   float *truth = NULL;
-  if ((ex = app_simulate(cmd, &o, quiet, &scan, truth_path ? &truth : NULL))) return ex;
-  int rc = dbtr_scan_write(&scan, out, &wo);
+  if ((ex = app_simulate(cmd, o, a.quiet, &scan, truth_path ? &truth : NULL))) return ex;
+  int rc = dbtr_scan_write(&scan, out, &a.write);
+  if (!rc) cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s", scan.geom.n_views, scan.geom.n_cols,
+                     scan.geom.n_rows, o->line_integrals ? "line integrals" : "counts");
   if (!rc && truth_path) rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL);
+  if (!rc && truth_path)
+    cli_wrote(cmd, a.quiet, truth_path, "ground truth, %zu x %zu x %zu voxels", scan.grid.nx, scan.grid.ny,
+              scan.grid.nz);
   if (rc) ex = cli_fail(cmd, rc);
-  else if (!quiet) fprintf(stderr, "dbtr phantom: wrote %s%s%s\n", out, truth_path ? " and " : "", truth_path ? truth_path : "");
   free(truth);
   dbtr_scan_free(&scan);
   return ex;

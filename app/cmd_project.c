@@ -1,4 +1,6 @@
 /* app/cmd_project.c: `dbtr project VOLUME.tif -o SCAN.h5`: a scan of the user's own phantom. */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,29 +16,32 @@
 #include "recon/cpu.h"
 #include "recon/error.h"
 
-static void help(void) {
-  printf("usage: dbtr project VOLUME.tif (--system NAME | --geometry SCAN.h5) -o SCAN.h5 [options]\n\n"
-         "Forward-projects a TIFF volume of attenuation coefficients (1/mm) with dbtr's projector (CPU,\n"
-         "double precision) and writes a scan file: line integrals, or Poisson counts with --i0.\n"
-         "The volume's voxel size and origin come from the TIFF (docs/volume-format.md) unless given.\n\n"
-         "  -o, --output FILE      scan file to write (required)\n"
-         "  --system NAME          geometry of a preset (see dbtr phantom --help)\n"
-         "  --geometry SCAN.h5     geometry of an existing scan file\n"
-         "  --voxel DX,DY,DZ       voxel size in mm (overrides the TIFF's)\n"
-         "  --origin X,Y,Z         centre of voxel 0,0,0 in mm (overrides the TIFF's)\n"
-         "  --i0 N                 write Poisson counts with N unattenuated counts per pixel\n"
-         "  --seed N               noise seed (default 1)\n"
-         "  --threads N            CPU threads (default: all)\n"
-         "  --force                overwrite an existing output\n"
-         "  --quiet                no progress lines\n");
-}
+typedef struct {
+  const char *out, *geometry;
+  const dbtr_system *system;
+  double i0;
+  uint64_t seed;
+  app_grid_opts grid;
+  cli_backend_opts cpu; /* --threads */
+  int force, quiet;
+} project_args;
+
+static const cli_opt project_rows[] = {
+    {"--output", 'o', CLI_STRING, offsetof(project_args, out), "FILE", .help = "scan file to write",
+     .flags = CLI_REQUIRED},
+    {"--system", 0, CLI_CUSTOM, offsetof(project_args, system), "NAME", .help = "geometry of a preset:",
+     .convert = cli_convert_system, .more_help = cli_list_systems},
+    {"--geometry", 0, CLI_STRING, offsetof(project_args, geometry), "SCAN.h5",
+     .help = "geometry of an existing scan file"},
+    {"--i0", 0, CLI_DOUBLE, offsetof(project_args, i0), "N",
+     .help = "write Poisson counts with N unattenuated counts per pixel", .min = 1e-6, .max = 1e12},
+    {"--seed", 0, CLI_U64, offsetof(project_args, seed), "N", .help = "noise seed", .def = "1"},
+};
 
 /* The scan's geometry: a preset's, or a scan file's. Returns the exit code (0: done). */
-static int load_geometry(const char *cmd, const char *sys_name, const char *geom_path, dbtr_geom *g) {
+static int load_geometry(const char *cmd, const dbtr_system *sys, const char *geom_path, dbtr_geom *g) {
   int rc;
-  if (sys_name) {
-    const dbtr_system *sys = dbtr_system_find(sys_name);
-    if (!sys) return cli_usage_error(cmd, "--system: unknown preset '%s' (see dbtr phantom --help)", sys_name);
+  if (sys) {
     rc = dbtr_system_geometry(sys, g);
   } else {
     dbtr_scan src;
@@ -50,50 +55,30 @@ static int load_geometry(const char *cmd, const char *sys_name, const char *geom
 }
 
 int dbtr_cmd_project(int argc, char **argv) {
-  const char *cmd = "project", *in = NULL, *out = NULL, *sys_name = NULL, *geom_path = NULL, *pos;
-  app_grid_opts go = {0};
-  double i0 = 0.0;
-  unsigned long long seed = 1;
-  int force = 0, quiet = 0, threads = 0;
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) {
-      if (in) return cli_usage_error(cmd, "unexpected argument '%s' (one volume only)", pos);
-      in = pos;
-    } else if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      help();
-      return 0;
-    } else if (cli_is(&c, "-o") || cli_is(&c, "--output")) {
-      cli_string(&c, &out);
-    } else if (cli_is(&c, "--system")) {
-      cli_string(&c, &sys_name);
-    } else if (cli_is(&c, "--geometry")) {
-      cli_string(&c, &geom_path);
-    } else if (cli_is(&c, "--i0")) {
-      cli_double(&c, &i0, 1e-6, 1e12);
-    } else if (cli_is(&c, "--seed")) {
-      cli_u64(&c, &seed);
-    } else if (cli_is(&c, "--threads")) {
-      cli_int(&c, &threads, 0, 4096);
-    } else if (cli_is(&c, "--force")) {
-      force = 1;
-    } else if (cli_is(&c, "--quiet")) {
-      quiet = 1;
-    } else if (cli_is(&c, "--dims")) {
-      return cli_usage_error(cmd, "--dims: the volume's dims come from the TIFF");
-    } else if (!app_grid_option(&c, &go)) {
-      return cli_unknown(&c);
-    }
-  }
-  if (c.error) return c.error;
-  if (!in) return cli_usage_error(cmd, "no volume given (dbtr project VOLUME.tif ...)");
-  if (!out) return cli_usage_error(cmd, "no output given (-o SCAN.h5)");
-  if (!sys_name == !geom_path) return cli_usage_error(cmd, "give exactly one of --system NAME and --geometry SCAN.h5");
-  const char *inputs[2] = {in, geom_path};
-  int ex = cli_check_output(cmd, out, inputs, 2, force);
-  if (ex) return ex;
+  const char *cmd = "project", *in;
+  project_args a = {0};
+  const cli_group groups[] = {
+      {NULL, CLI_ROWS(project_rows), &a},
+      cli_threads_group(&a.cpu),
+      cli_force_group(&a.force),
+      cli_quiet_group(&a.quiet),
+      app_grid_group(&a.grid, "volume placement (default: the TIFF's)", 0),
+  };
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "VOLUME.tif (--system NAME | --geometry SCAN.h5) -o SCAN.h5 [options]",
+      .about = "Forward-projects a TIFF volume of attenuation coefficients (1/mm) with dbtr's projector (CPU,\n"
+               "double precision) and writes a scan file: line integrals, or Poisson counts with --i0.\n"
+               "The volume's voxel size and origin come from the TIFF (docs/volume-format.md) unless given.\n",
+      .operand = "volume", .min_operands = 1, .max_operands = 1,
+      CLI_GROUPS(groups),
+  };
+  int ex;
+  if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
+  const char *out = a.out;
+  if (!a.system == !a.geometry) return cli_usage_error(cmd, "give exactly one of --system NAME and --geometry SCAN.h5");
+  const char *inputs[2] = {in, a.geometry};
+  if ((ex = cli_check_output(cmd, out, inputs, 2, a.force))) return ex;
 
   dbtr_scan scan = {0};
   dbtr_grid grid;
@@ -104,35 +89,35 @@ int dbtr_cmd_project(int argc, char **argv) {
   double t0 = cli_now();
   int rc = dbtr_tiff_read(in, &grid, &vol);
   if (rc) return cli_fail(cmd, rc);
-  if (go.has_voxel) {
-    grid.dx = go.voxel[0];
-    grid.dy = go.voxel[1];
-    grid.dz = go.voxel[2];
+  if (a.grid.has_voxel) {
+    grid.dx = a.grid.voxel[0];
+    grid.dy = a.grid.voxel[1];
+    grid.dz = a.grid.voxel[2];
   }
-  if (go.has_origin) memcpy(grid.origin, go.origin, sizeof grid.origin);
-  if ((ex = load_geometry(cmd, sys_name, geom_path, &scan.geom))) goto done;
+  if (a.grid.has_origin) memcpy(grid.origin, a.grid.origin, sizeof grid.origin);
+  if ((ex = load_geometry(cmd, a.system, a.geometry, &scan.geom))) goto done;
   rc = dbtr_grid_check(&grid, &scan.geom, in);
   if (!rc) rc = dbtr_grid_count(&grid, &n_vox);
   if (!rc) rc = dbtr_geom_proj_count(&scan.geom, &n);
   if (!rc) rc = dbtr_alloc((void **)&volume_d, n_vox, sizeof(double), "volume");
   if (!rc) rc = dbtr_alloc((void **)&line, n, sizeof(double), "line integrals");
-  if (!rc) rc = dbtr_cpu_projector_create(&p, &scan.geom, &grid, DBTR_PREC_DOUBLE, threads);
+  if (!rc) rc = dbtr_cpu_projector_create(&p, &scan.geom, &grid, DBTR_PREC_DOUBLE, a.cpu.threads);
   if (!rc) {
     for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
     rc = dbtr_cpu_forward(p, volume_d, line);
   }
   scan.has_grid = 1;
   scan.grid = grid;
-  if (!rc) rc = dbtr_simulate_store(&scan, &line, n, i0, seed);
+  if (!rc) rc = dbtr_simulate_store(&scan, &line, n, a.i0, a.seed);
   dbtr_scan_write_opts wo = {.dtype = DBTR_DTYPE_FLOAT32};
   if (!rc) rc = dbtr_scan_write(&scan, out, &wo);
   if (rc) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  if (!quiet)
-    fprintf(stderr, "dbtr project: %s (%zu x %zu x %zu) -> %s: %zu views, %s (%.2f s)\n", in, grid.nx, grid.ny, grid.nz,
-            out, scan.geom.n_views, i0 > 0.0 ? "Poisson counts" : "line integrals", cli_now() - t0);
+  cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s through %s's %zu x %zu x %zu voxels; %.2f s", scan.geom.n_views,
+            scan.geom.n_cols, scan.geom.n_rows, a.i0 > 0.0 ? "Poisson counts" : "line integrals", in, grid.nx, grid.ny,
+            grid.nz, cli_now() - t0);
 done:
   dbtr_cpu_projector_destroy(&p);
   free(vol);

@@ -1,4 +1,5 @@
 /* app/cmd_recon.c: `dbtr recon SCAN.h5 -o VOLUME.tif`. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,91 +10,68 @@
 #include "io/tiff.h"
 #include "recon/error.h"
 
-static void help(void) {
-  printf("usage: dbtr recon SCAN.h5 -o VOLUME.tif [options]\n\n"
-         "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF volume\n"
-         "(docs/volume-format.md) in 1/mm.\n\n"
-         "  -o, --output FILE      output TIFF (required)\n"
-         "  --iterations N         full iterations (default 10)\n"
-         "  --subsets S            ordered subsets of views, 1 = plain ML-EM (default 1)\n"
-         "  --algorithm A          transmission (default for counts) or emission (line integrals)\n"
-         "  --init MU              uniform start value in 1/mm (default: estimated from the data)\n"
-         "  --backend B            cpu, gpu or auto (default auto: the GPU when there is one)\n"
-         "  --mode M               GPU mode: fast, ieee, cpu-match (default), double, double-match\n"
-         "                         (docs/modes.md); on the CPU, double modes compute in double\n"
-         "  --precision P          CPU precision, float or double (default: as the mode)\n"
-         "  --threads N            CPU threads (default: all)\n"
-         "  --dims NX,NY,NZ --voxel DX,DY,DZ --origin X,Y,Z\n"
-         "                         reconstruction grid (mm); default: the scan's /volume\n"
-         "  --format F             float32 (default) or uint16\n"
-         "  --u16-scale S          uint16: stored = round(value x S), saturating (required for uint16)\n"
-         "  --checkpoint FILE      save the state to FILE (every --checkpoint-every iterations, and at the end)\n"
-         "  --checkpoint-every K   default 1\n"
-         "  --resume FILE          go on from a checkpoint up to --iterations; the result is bitwise the\n"
-         "                         same as an uninterrupted run (same scan, subsets, mode and precision)\n"
-         "  --force                overwrite an existing output\n"
-         "  --quiet                no progress lines\n");
-}
+typedef struct {
+  const char *out, *format;
+  app_recon_opts ro;
+  app_grid_opts grid;
+  double u16_scale;
+  int force, every_given;
+} recon_args;
+
+static const cli_opt recon_rows[] = {
+    {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output TIFF", .flags = CLI_REQUIRED},
+    {"--iterations", 0, CLI_SIZE, offsetof(recon_args, ro.iterations), "N", .help = "full iterations", .def = "10",
+     .min = 1, .max = 100000},
+    {"--subsets", 0, CLI_SIZE, offsetof(recon_args, ro.subsets), "S",
+     .help = "ordered subsets of views, 1 = plain ML-EM",
+     .def = "1", .min = 1, .max = 100000},
+    {"--algorithm", 0, CLI_CHOICE, offsetof(recon_args, ro.algorithm), "A",
+     .help = "transmission (default for counts) or emission (line integrals)",
+     .choices = CLI_CHOICES("transmission", "emission")},
+    {"--init", 0, CLI_DOUBLE, offsetof(recon_args, ro.init), "MU",
+     .help = "uniform start value in 1/mm (default: estimated from the data)", .min = 1e-12, .max = 1e6},
+    {"--format", 0, CLI_CHOICE, offsetof(recon_args, format), "F", .help = "float32 or uint16", .def = "float32",
+     .choices = CLI_CHOICES("float32", "uint16")},
+    {"--u16-scale", 0, CLI_DOUBLE, offsetof(recon_args, u16_scale), "S",
+     .help = "uint16: stored = round(value x S), saturating (required for uint16)", .min = 1e-300, .max = 1e300},
+    {"--checkpoint", 0, CLI_STRING, offsetof(recon_args, ro.checkpoint), "FILE",
+     .help = "save the state to FILE (every --checkpoint-every iterations, and at the end)"},
+    {"--checkpoint-every", 0, CLI_SIZE, offsetof(recon_args, ro.checkpoint_every), "K",
+     .help = "iterations between checkpoints", .def = "1", .min = 1, .max = 100000,
+     .given = CLI_GIVEN(recon_args, every_given)},
+    {"--resume", 0, CLI_STRING, offsetof(recon_args, ro.resume), "FILE",
+     .help = "go on from a checkpoint up to --iterations; the result is bitwise the\n"
+     "same as an uninterrupted run (same scan, subsets, mode and precision)"},
+};
 
 int dbtr_cmd_recon(int argc, char **argv) {
-  const char *cmd = "recon", *in = NULL, *out = NULL, *format = "float32", *pos;
-  app_recon_opts o = {.iterations = 10, .subsets = 1};
-  app_grid_opts go = {0};
-  double u16_scale = 0.0;
-  int force = 0;
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) {
-      if (in) return cli_usage_error(cmd, "unexpected argument '%s' (one scan file only)", pos);
-      in = pos;
-      continue;
-    }
-    if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      help();
-      return 0;
-    } else if (cli_is(&c, "-o") || cli_is(&c, "--output")) {
-      cli_string(&c, &out);
-    } else if (cli_is(&c, "--iterations")) {
-      cli_size(&c, &o.iterations, 1, 100000);
-    } else if (cli_is(&c, "--subsets")) {
-      cli_size(&c, &o.subsets, 1, 100000);
-    } else if (cli_is(&c, "--algorithm")) {
-      if (!cli_string(&c, &o.algorithm) && strcmp(o.algorithm, "transmission") && strcmp(o.algorithm, "emission"))
-        c.error = cli_usage_error(cmd, "--algorithm: '%s' is not transmission or emission", o.algorithm);
-    } else if (cli_is(&c, "--init")) {
-      cli_double(&c, &o.init, 1e-12, 1e6);
-    } else if (cli_is(&c, "--format")) {
-      if (!cli_string(&c, &format) && strcmp(format, "float32") && strcmp(format, "uint16"))
-        c.error = cli_usage_error(cmd, "--format: '%s' is not float32 or uint16", format);
-    } else if (cli_is(&c, "--u16-scale")) {
-      cli_double(&c, &u16_scale, 1e-300, 1e300);
-    } else if (cli_is(&c, "--checkpoint")) {
-      cli_string(&c, &o.checkpoint);
-    } else if (cli_is(&c, "--checkpoint-every")) {
-      cli_size(&c, &o.checkpoint_every, 1, 100000);
-    } else if (cli_is(&c, "--resume")) {
-      cli_string(&c, &o.resume);
-    } else if (cli_is(&c, "--force")) {
-      force = 1;
-    } else if (cli_is(&c, "--quiet")) {
-      o.quiet = 1;
-    } else if (!cli_backend_option(&c, &o.backend) && !app_grid_option(&c, &go)) {
-      return cli_unknown(&c);
-    }
-  }
-  if (c.error) return c.error;
-  if (!in) return cli_usage_error(cmd, "no scan file given (dbtr recon SCAN.h5 -o VOLUME.tif)");
-  if (!out) return cli_usage_error(cmd, "no output given (-o VOLUME.tif)");
-  if (!strcmp(format, "uint16") && u16_scale == 0.0)
+  const char *cmd = "recon", *in;
+  recon_args a = {0};
+  app_recon_opts *o = &a.ro;
+  const cli_group groups[] = {
+      {NULL, CLI_ROWS(recon_rows), &a},
+      cli_force_group(&a.force),
+      cli_quiet_group(&o->quiet),
+      cli_backend_group(&o->backend),
+      app_grid_group(&a.grid, "reconstruction grid (default: the scan's /volume)", 1),
+  };
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "SCAN.h5 -o VOLUME.tif [options]",
+      .about = "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF volume\n"
+               "(docs/volume-format.md) in 1/mm.\n",
+      .operand = "scan file", .min_operands = 1, .max_operands = 1,
+      CLI_GROUPS(groups),
+  };
+  int ex;
+  if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
+  if (!strcmp(a.format, "uint16") && a.u16_scale == 0.0)
     return cli_usage_error(cmd, "--format uint16 needs --u16-scale S (stored = round(value x S))");
-  if (o.checkpoint_every && !o.checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
-  if (!o.checkpoint_every) o.checkpoint_every = 1;
-  const char *inputs[2] = {in, o.resume};
-  int ex = cli_check_output(cmd, out, inputs, 2, force);
-  if (!ex && o.checkpoint && (!strcmp(o.checkpoint, in) || !strcmp(o.checkpoint, out)))
-    ex = cli_usage_error(cmd, "--checkpoint %s would overwrite an input or the output", o.checkpoint);
+  if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
+  const char *inputs[2] = {in, o->resume};
+  ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
+  if (!ex && o->checkpoint && (!strcmp(o->checkpoint, in) || !strcmp(o->checkpoint, a.out)))
+    ex = cli_usage_error(cmd, "--checkpoint %s would overwrite an input or the output", o->checkpoint);
   if (ex) return ex;
 
   double t0 = cli_now();
@@ -103,20 +81,21 @@ int dbtr_cmd_recon(int argc, char **argv) {
   dbtr_grid grid;
   float *vol = NULL;
   size_t n_vox = 0;
-  if ((ex = app_grid_resolve(cmd, in, &scan, &go, &grid))) goto done;
+  if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid))) goto done;
   if ((rc = dbtr_grid_count(&grid, &n_vox)) || (rc = dbtr_alloc((void **)&vol, n_vox, sizeof(float), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
   char backend[64];
-  if ((ex = app_reconstruct(cmd, &scan, &grid, &o, vol, backend, sizeof backend))) goto done;
-  dbtr_tiff_opts topts = {.format = strcmp(format, "uint16") ? DBTR_TIFF_FLOAT32 : DBTR_TIFF_UINT16,
-                          .u16_scale = u16_scale};
-  if ((rc = dbtr_tiff_write(out, &grid, vol, &topts))) {
+  if ((ex = app_reconstruct(cmd, &scan, &grid, o, vol, backend, sizeof backend))) goto done;
+  dbtr_tiff_opts topts = {.format = strcmp(a.format, "uint16") ? DBTR_TIFF_FLOAT32 : DBTR_TIFF_UINT16,
+                          .u16_scale = a.u16_scale};
+  if ((rc = dbtr_tiff_write(a.out, &grid, vol, &topts))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  if (!o.quiet) fprintf(stderr, "dbtr recon: wrote %s (%s, %.2f s from reading the scan to writing the volume)\n", out, backend, cli_now() - t0);
+  cli_wrote(cmd, o->quiet, a.out, "%s volume %zu x %zu x %zu; %s, %.2f s from reading the scan to writing it", a.format,
+            grid.nx, grid.ny, grid.nz, backend, cli_now() - t0);
 done:
   free(vol);
   dbtr_scan_free(&scan);

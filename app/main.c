@@ -26,13 +26,20 @@ static const command commands[] = {
 static void usage(FILE *f) {
   fprintf(f,
           "dbtr %s: ML-EM reconstruction of digital breast tomosynthesis on the CPU and NVIDIA GPUs\n\n"
-          "usage: dbtr COMMAND [options]      (dbtr COMMAND --help for each)\n\ncommands:\n",
+          "usage: dbtr COMMAND [options]      (dbtr help COMMAND, or dbtr COMMAND --help, for each)\n\ncommands:\n",
           DBTR_VERSION_STRING);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\nexit codes: 0 ok, 2 bad input or arguments, 3 I/O error, 4 out of memory, 5 the GPU failed,\n"
              "6 results differ where identity was required (validate), 7 no usable GPU,\n"
              "70 internal error (docs/errors.md)\n");
+}
+
+static const command *find(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(name, commands[i].name)) return &commands[i];
+  fprintf(stderr, "dbtr: unknown command '%s' (see dbtr --help)\n", name);
+  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -44,7 +51,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
     usage(stdout);
     return 0;
   }
@@ -52,8 +59,17 @@ int main(int argc, char **argv) {
     printf("dbtr %s\n", DBTR_VERSION_STRING);
     return 0;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "dbtr: unknown command '%s' (see dbtr --help)\n", argv[1]);
-  return 2;
+  if (!strcmp(argv[1], "help")) {
+    /* `dbtr help CMD` is `dbtr CMD --help`: the command prints its own table. */
+    if (argc > 3) {
+      fprintf(stderr, "dbtr help: one command at a time (dbtr help COMMAND)\n");
+      return 2;
+    }
+    const command *c = find(argv[2]);
+    char help_flag[] = "--help";
+    char *args[] = {argv[2], help_flag, NULL};
+    return c ? c->run(2, args) : 2;
+  }
+  const command *c = find(argv[1]);
+  return c ? c->run(argc - 1, argv + 1) : 2;
 }

@@ -9,29 +9,24 @@
 #include "io/checkpoint.h"
 #include "recon/error.h"
 
+/* 2^30 voxels along an axis is far beyond any detector; the bound keeps nx * ny * nz in
+ * range of the overflow checks that follow (recon/geom.h). */
+static const cli_opt grid_rows[] = {
+    {"--dims", 0, CLI_TRIPLE, offsetof(app_grid_opts, dims), "NX,NY,NZ", .help = "voxels along x, y and z", .min = 1,
+     .max = 1073741823.0, .flags = CLI_WHOLE, .given = CLI_GIVEN(app_grid_opts, has_dims)},
+    {"--voxel", 0, CLI_TRIPLE, offsetof(app_grid_opts, voxel), "DX,DY,DZ", .help = "voxel size in mm", .min = 0.0,
+     .max = HUGE_VAL, .flags = CLI_ABOVE_MIN, .given = CLI_GIVEN(app_grid_opts, has_voxel)},
+    {"--origin", 0, CLI_TRIPLE, offsetof(app_grid_opts, origin), "X,Y,Z", .help = "centre of voxel 0,0,0 in mm",
+     .min = -HUGE_VAL, .max = HUGE_VAL, .given = CLI_GIVEN(app_grid_opts, has_origin)},
+};
+
+cli_group app_grid_group(app_grid_opts *g, const char *title, int with_dims) {
+  return with_dims ? (cli_group){title, CLI_ROWS(grid_rows), g} : (cli_group){title, grid_rows + 1, 2, g};
+}
+
 int app_grid_option(cli *c, app_grid_opts *g) {
-  if (cli_is(c, "--dims")) {
-    if (!cli_triple(c, g->dims)) {
-      for (int i = 0; i < 3; i++)
-        if (!(g->dims[i] >= 1 && g->dims[i] == floor(g->dims[i]) && g->dims[i] < 1073741824.0))
-          c->error = cli_usage_error(c->cmd, "--dims: each of NX,NY,NZ must be a whole number from 1 to 2^30");
-      g->has_dims = 1;
-    }
-    return 1;
-  }
-  if (cli_is(c, "--voxel")) {
-    if (!cli_triple(c, g->voxel)) {
-      for (int i = 0; i < 3; i++)
-        if (!(g->voxel[i] > 0)) c->error = cli_usage_error(c->cmd, "--voxel: each of DX,DY,DZ must be positive (mm)");
-      g->has_voxel = 1;
-    }
-    return 1;
-  }
-  if (cli_is(c, "--origin")) {
-    if (!cli_triple(c, g->origin)) g->has_origin = 1;
-    return 1;
-  }
-  return 0;
+  cli_group grid = app_grid_group(g, NULL, 1);
+  return cli_take(c, &grid);
 }
 
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out) {

@@ -1,0 +1,169 @@
+#!/bin/sh
+# tests/cli_conventions.sh: the command-line conventions every `dbtr` command keeps
+# (app/cli.h, README.md "Command line").
+#
+#   cli_conventions.sh DBTR WORK_DIR setup   a tiny scan (dbtr phantom) the cases share
+#   cli_conventions.sh DBTR WORK_DIR CASE    one case (tests/cli_conventions.cmake: one CTest entry each)
+#   cli_conventions.sh DBTR WORK_DIR list    the case names
+#
+# Each case runs in a folder of its own and prints one line, PASS or FAIL with the reason.
+set -u
+
+if [ $# -ne 3 ]; then
+  echo "usage: $0 DBTR WORK_DIR setup|list|CASE" >&2
+  exit 2
+fi
+dbtr=$1
+work=$2
+what=$3
+case $dbtr in /*) ;; */*) dbtr=$(pwd)/$dbtr ;; esac
+case $work in /*) ;; *) work=$(pwd)/$work ;; esac
+scan=$work/scan.h5
+
+COMMANDS="demo phantom project recon validate info view"
+CASES="help_list help_unknown dashdash_operand phantom_i0 demo_output equals_form wrote_lines quiet_silent"
+for c in $COMMANDS; do CASES="$CASES help_$c version_$c unknown_$c"; done
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# run NAME ARGS...: runs dbtr with ARGS; $rc, NAME.out (stdout) and NAME.err (stderr).
+run() {
+  name=$1
+  shift
+  "$dbtr" "$@" >"$name.out" 2>"$name.err"
+  rc=$?
+}
+
+# expect_usage_error NAME NEEDLE: exit 2 and one line on stderr that contains NEEDLE.
+expect_usage_error() {
+  [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2 ($(cat "$1.err"))"
+  [ "$(wc -l <"$1.err" | tr -d ' ')" -eq 1 ] || fail "$1: stderr is not one line: $(cat "$1.err")"
+  grep -q -- "$2" "$1.err" || fail "$1: the message lacks '$2': $(cat "$1.err")"
+}
+
+run_case() {
+  case $1 in *_view)
+    if ! "$dbtr" view --help >/dev/null 2>&1; then
+      echo "SKIP: this dbtr was built without the viewer"
+      exit 77
+    fi
+    ;;
+  esac
+  case $1 in
+  help_list)
+    run top help
+    [ "$rc" -eq 0 ] || fail "dbtr help: exit $rc"
+    for c in $COMMANDS; do grep -q "^  $c " top.out || fail "dbtr help does not list $c"; done
+    ;;
+  help_unknown)
+    run nosuch help frobnicate
+    expect_usage_error nosuch "unknown command 'frobnicate'"
+    ;;
+  help_*)
+    c=${1#help_}
+    run by_help help "$c"
+    [ "$rc" -eq 0 ] || fail "dbtr help $c: exit $rc"
+    run by_flag "$c" --help
+    [ "$rc" -eq 0 ] || fail "dbtr $c --help: exit $rc"
+    cmp -s by_help.out by_flag.out || fail "dbtr help $c differs from dbtr $c --help"
+    grep -q "^usage: dbtr $c" by_flag.out || fail "dbtr $c --help has no usage line: $(head -n 1 by_flag.out)"
+    ;;
+  version_*)
+    c=${1#version_}
+    run top --version
+    run cmd "$c" --version
+    [ "$rc" -eq 0 ] || fail "dbtr $c --version: exit $rc"
+    grep -q '^dbtr [0-9]' cmd.out || fail "dbtr $c --version printed '$(cat cmd.out)'"
+    cmp -s top.out cmd.out || fail "dbtr $c --version differs from dbtr --version"
+    ;;
+  unknown_*)
+    c=${1#unknown_}
+    run unknown "$c" --frobnicate
+    expect_usage_error unknown "unknown option --frobnicate"
+    ;;
+  dashdash_operand)
+    # A file whose name starts with '-' is an operand after `--`, an unknown option before.
+    cp "$scan" ./-weird.h5
+    run plain info -weird.h5
+    expect_usage_error plain "unknown option -weird.h5"
+    run ended info -- -weird.h5
+    [ "$rc" -eq 0 ] || fail "dbtr info -- -weird.h5: exit $rc ($(cat ended.err))"
+    grep -q '^-weird.h5: dbtr-scan v1' ended.out || fail "dbtr info -- -weird.h5 printed: $(head -n 1 ended.out)"
+    run recon recon -o out.tif --iterations 1 --backend cpu --quiet -- -weird.h5
+    [ "$rc" -eq 0 ] && [ -f out.tif ] || fail "dbtr recon ... -- -weird.h5: exit $rc ($(cat recon.err))"
+    ;;
+  phantom_i0)
+    # --i0 is the unattenuated count per pixel, as in dbtr project; --dose is gone.
+    run i0 phantom -o i0.h5 --i0 3000 --quiet
+    [ "$rc" -eq 0 ] || fail "phantom --i0: exit $rc ($(cat i0.err))"
+    run info info i0.h5
+    grep -q "i0 *scalar, 3000 .. 3000" info.out || fail "i0.h5: $(grep i0 info.out)"
+    run dose phantom -o dose.h5 --dose 3000 --quiet
+    expect_usage_error dose "unknown option --dose"
+    ;;
+  demo_output)
+    run demo demo -o made --iterations 1 --backend cpu --quiet
+    [ "$rc" -eq 0 ] || fail "demo -o made: exit $rc ($(cat demo.err))"
+    for f in scan.h5 truth.tif recon.tif; do [ -f "made/$f" ] || fail "demo -o made did not write made/$f"; done
+    run long demo --output=long --iterations 1 --backend cpu --quiet
+    [ "$rc" -eq 0 ] && [ -f long/recon.tif ] || fail "demo --output=long: exit $rc"
+    run old demo --out old --iterations 1 --backend cpu --quiet
+    expect_usage_error old "unknown option --out"
+    ;;
+  equals_form)
+    # `--name=value` and `--name value` are the same request: the same volume, bit for bit.
+    run joined recon "$scan" -o joined.tif --iterations=3 --backend=cpu
+    [ "$rc" -eq 0 ] || fail "--iterations=3: exit $rc ($(cat joined.err))"
+    run split recon "$scan" -o split.tif --iterations 3 --backend cpu
+    [ "$rc" -eq 0 ] || fail "--iterations 3: exit $rc ($(cat split.err))"
+    cmp -s joined.tif split.tif || fail "--iterations=3 and --iterations 3 wrote different volumes"
+    grep -q "3 iterations" joined.err || fail "--iterations=3: no '3 iterations' in: $(head -n 1 joined.err)"
+    ;;
+  wrote_lines)
+    # One "dbtr CMD: wrote PATH (...)" line on stderr per file written, and nothing on stdout
+    # that could be mistaken for one.
+    run phantom phantom -o p.h5 --truth t.tif
+    grep -q '^dbtr phantom: wrote p.h5 (' phantom.err || fail "phantom: $(cat phantom.err)"
+    grep -q '^dbtr phantom: wrote t.tif (' phantom.err || fail "phantom: $(cat phantom.err)"
+    run project project t.tif --system tiny -o l.h5
+    grep -q '^dbtr project: wrote l.h5 (' project.err || fail "project: $(cat project.err)"
+    run recon recon p.h5 -o r.tif --iterations 1 --backend cpu
+    grep -q '^dbtr recon: wrote r.tif (' recon.err || fail "recon: $(cat recon.err)"
+    run demo demo -o d --iterations 1 --backend cpu
+    for f in scan.h5 truth.tif recon.tif; do
+      grep -q "^dbtr demo: wrote d/$f (" demo.err || fail "demo: no line for d/$f in: $(cat demo.err)"
+    done
+    [ "$(cat ./*.err | grep -c ': wrote ')" -eq 7 ] || fail "expected 7 wrote lines: $(cat ./*.err | grep ': wrote ')"
+    if cat ./*.out | grep -q ': wrote '; then fail "a wrote line went to stdout"; fi
+    ;;
+  quiet_silent)
+    # --quiet: a successful run says nothing on stderr, wrote lines included.
+    run phantom phantom -o p.h5 --truth t.tif --quiet
+    run recon recon p.h5 -o r.tif --iterations 1 --backend cpu --quiet
+    run demo demo -o d --iterations 1 --backend cpu --quiet
+    for n in phantom recon demo; do [ ! -s "$n.err" ] || fail "$n --quiet wrote to stderr: $(cat "$n.err")"; done
+    ;;
+  *)
+    echo "no case named $1 (see: $0 DBTR WORK_DIR list)" >&2
+    return 2
+    ;;
+  esac
+  echo "PASS: $1"
+}
+
+case $what in
+list) echo $CASES | tr ' ' '\n' ;;
+setup)
+  rm -rf "$work"
+  mkdir -p "$work" && "$dbtr" phantom --system tiny --quiet -o "$scan"
+  ;;
+*)
+  dir=$work/cases/$what
+  rm -rf "$dir"
+  mkdir -p "$dir" && cd "$dir" || exit 1
+  run_case "$what"
+  ;;
+esac
