@@ -15,7 +15,18 @@
 #include "recon/error.h"
 #include "recon/version.h"
 
-void cli_init(cli *c, const char *cmd, int argc, char **argv) {
+/* The tokenizer under cli_parse: one argv entry at a time. */
+typedef struct {
+  const char *cmd; /* for messages */
+  int argc, i;
+  char **argv;
+  const char *opt;          /* current option name, e.g. "--iterations" */
+  const char *inline_value; /* value after '=' if given that way */
+  int operands_only;        /* after `--` */
+  int error;
+} cli;
+
+static void cli_init(cli *c, const char *cmd, int argc, char **argv) {
   memset(c, 0, sizeof *c);
   c->cmd = cmd;
   c->argc = argc;
@@ -23,7 +34,7 @@ void cli_init(cli *c, const char *cmd, int argc, char **argv) {
   c->i = 1;
 }
 
-int cli_next(cli *c, const char **positional) {
+static int cli_next(cli *c, const char **positional) {
   static _Thread_local char name[128];
   if (c->error || c->i >= c->argc) return 0;
   const char *a = c->argv[c->i++];
@@ -50,8 +61,6 @@ int cli_next(cli *c, const char **positional) {
   return 1;
 }
 
-int cli_is(const cli *c, const char *name) { return strcmp(c->opt, name) == 0; }
-
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "dbtr %s: ", cmd);
@@ -62,7 +71,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
-int cli_string(cli *c, const char **out) {
+static int cli_string(cli *c, const char **out) {
   if (c->inline_value) {
     *out = c->inline_value;
     return 0;
@@ -214,7 +223,7 @@ static int row_is(const cli_opt *o, const char *opt) {
   return !strcmp(opt, o->name) || (o->short_name && opt[0] == '-' && opt[1] == o->short_name && opt[2] == '\0');
 }
 
-int cli_take(cli *c, const cli_group *g) {
+static int cli_take(cli *c, const cli_group *g) {
   for (size_t j = 0; j < g->n_opts; j++)
     if (row_is(&g->opts[j], c->opt)) {
       take_row(c, &g->opts[j], g->base);
@@ -223,25 +232,8 @@ int cli_take(cli *c, const cli_group *g) {
   return 0;
 }
 
-/* The validate shims: a row made on the spot converts as a table's would. */
-int cli_size(cli *c, size_t *out, size_t min, size_t max) {
-  cli_opt o = {.name = c->opt, .type = CLI_SIZE, .min = (double)min, .max = (double)max};
-  return take_row(c, &o, out);
-}
-
-int cli_int(cli *c, int *out, int min, int max) {
-  cli_opt o = {.name = c->opt, .type = CLI_INT, .min = min, .max = max};
-  return take_row(c, &o, out);
-}
-
-int cli_unknown(cli *c) {
-  /* --version, which every command takes, is no unknown option to a step-by-step caller. */
-  if (cli_is(c, "--version")) {
-    printf("dbtr %s\n", DBTR_VERSION_STRING);
-    return 0;
-  }
+static void cli_unknown(cli *c) {
   c->error = cli_usage_error(c->cmd, "unknown option %s (see dbtr %s --help)", c->opt, c->cmd);
-  return c->error;
 }
 
 static int defaults(const cli_command *cmd) {
@@ -461,6 +453,26 @@ static int writable_folder(const char *cmd, const char *out) {
   if (rc) return cli_fail(cmd, rc);
   dbtr_atomic_abort(&af);
   return 0;
+}
+
+/* The folder part of path (stat'ed into st) and its last component. */
+static int split_path(const char *path, struct stat *st, const char **base) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir) return -1;
+  memcpy(dir, slash ? path : ".", slash ? (n ? n : 1) : 2);
+  dir[slash ? (n ? n : 1) : 1] = '\0';
+  *base = slash ? slash + 1 : path;
+  return stat(dir, st);
+}
+
+int cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  const char *ba, *bb;
+  if (split_path(a, &sa, &ba) != 0 || split_path(b, &sb, &bb) != 0) return !strcmp(a, b);
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !strcmp(ba, bb);
 }
 
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force) {

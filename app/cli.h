@@ -111,33 +111,9 @@ void cli_wrote(const char *cmd, int quiet, const char *path, const char *what_fm
 #endif
     ;
 
-/* ---- Reading argv step by step ----------------------------------------------------
- * The tokenizer under cli_parse. `dbtr validate` still walks argv with it and asks for
- * values with cli_string/cli_size/cli_int, which convert as a table row would; when it has
- * a table, cli_is, cli_size, cli_int, cli_unknown and app_grid_option go. */
-typedef struct {
-  const char *cmd; /* for messages */
-  int argc, i;
-  char **argv;
-  const char *opt;          /* current option name, e.g. "--iterations" */
-  const char *inline_value; /* value after '=' if given that way */
-  int operands_only;        /* after `--` */
-  int error;
-} cli;
-
-void cli_init(cli *c, const char *cmd, int argc, char **argv);
-/* Next argument: returns 1 with c->opt set for an option, 2 with *positional set for an
- * operand (anything after `--`, and `-` alone), 0 at the end. */
-int cli_next(cli *c, const char **positional);
-int cli_is(const cli *c, const char *name);
-int cli_string(cli *c, const char **out);
-int cli_size(cli *c, size_t *out, size_t min, size_t max);
-int cli_int(cli *c, int *out, int min, int max);
-/* If c->opt is a row of g, reads its value into it (c->error set on a bad value) and
- * returns 1; else 0. */
-int cli_take(cli *c, const cli_group *g);
-/* Reports an unknown option; returns 2. For --version, prints the version and returns 0. */
-int cli_unknown(cli *c);
+/* Whether two paths name one file, however spelled: the same device and inode when both
+ * exist, else the same folder and the same name in it. */
+int cli_same_file(const char *a, const char *b);
 /* Prints "dbtr CMD: message" for a library error and returns its exit code. */
 int cli_fail(const char *cmd, int rc);
 /* Prints "dbtr CMD: <formatted>" and returns 2 (bad arguments). */

@@ -35,7 +35,8 @@ static const cli_opt recon_rows[] = {
     {"--u16-scale", 0, CLI_DOUBLE, offsetof(recon_args, u16_scale), "S",
      .help = "uint16: stored = round(value x S), saturating (required for uint16)", .min = 1e-300, .max = 1e300},
     {"--checkpoint", 0, CLI_STRING, offsetof(recon_args, ro.checkpoint), "FILE",
-     .help = "save the state to FILE (every --checkpoint-every iterations, and at the end)"},
+     .help = "save the state to FILE (every --checkpoint-every iterations, and at the end);\n"
+             "an existing FILE is replaced only with --force"},
     {"--checkpoint-every", 0, CLI_SIZE, offsetof(recon_args, ro.checkpoint_every), "K",
      .help = "iterations between checkpoints", .def = "1", .min = 1, .max = 100000,
      .given = CLI_GIVEN(recon_args, every_given)},
@@ -43,6 +44,21 @@ static const cli_opt recon_rows[] = {
      .help = "go on from a checkpoint up to --iterations; the result is bitwise the\n"
      "same as an uninterrupted run (same scan, subsets, mode and precision)"},
 };
+
+/* --checkpoint is an output like -o, checked before the first iteration: never an input,
+ * however spelled, never the volume, replaced only with --force. The one exception is the
+ * checkpoint the run resumes from: saving into it again continues the run's own state, and
+ * the atomic write keeps the old state until the new one is whole. */
+static int check_checkpoint(const char *cmd, const app_recon_opts *o, const char *in, const char *out, int force) {
+  if (cli_same_file(o->checkpoint, out))
+    return cli_usage_error(cmd, "--checkpoint %s is also the output volume (-o %s)", o->checkpoint, out);
+  if (o->resume && cli_same_file(o->checkpoint, o->resume)) {
+    const char *scan[1] = {in};
+    return cli_check_output(cmd, o->checkpoint, scan, 1, 1);
+  }
+  const char *inputs[2] = {in, o->resume};
+  return cli_check_output(cmd, o->checkpoint, inputs, 2, force);
+}
 
 int dbtr_cmd_recon(int argc, char **argv) {
   const char *cmd = "recon", *in;
@@ -70,8 +86,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
   const char *inputs[2] = {in, o->resume};
   ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
-  if (!ex && o->checkpoint && (!strcmp(o->checkpoint, in) || !strcmp(o->checkpoint, a.out)))
-    ex = cli_usage_error(cmd, "--checkpoint %s would overwrite an input or the output", o->checkpoint);
+  if (!ex && o->checkpoint) ex = check_checkpoint(cmd, o, in, a.out, a.force);
   if (ex) return ex;
 
   double t0 = cli_now();

@@ -16,78 +16,82 @@
 #include "recon/mlem.h"
 #include "recon/validate.h"
 
-static void help(void) {
-  printf("usage: dbtr validate SCAN.h5 [options]\n\n"
-         "Runs the CPU reference and GPU modes on the same scan and compares them after every\n"
-         "iteration: the forward projections (A mu) and the volume. Without a GPU it compares\n"
-         "what the CPU has: 1 thread against N (cpu-1-thread) and float against double (cpu-float).\n\n"
-         "  --modes LIST           fast,ieee,cpu-match,double,double-match (default: all five with a\n"
-         "                         GPU, cpu-1-thread,cpu-float without); the CPU paths may be listed too\n"
-         "  --iterations N         iterations (default 6)\n"
-         "  --subsets S            ordered subsets (default 1)\n"
-         "  --lockstep             start every path from the CPU state at each iteration, so each\n"
-         "                         iteration's difference is seen alone (default: free-running)\n"
-         "  --explain              also run single-change variants of the match modes (FMA, approximate\n"
-         "                         division, exp, FTZ) and say which change accounts for how much\n"
-         "  --expect-identical L   fail (exit 6) if any of these paths differs from its reference\n"
-         "  --report DIR           write validate.csv, validate.json and two SVG plots into DIR\n"
-         "  --save-diffs DIR       write each path's final volume and its difference as TIFF\n"
-         "  --threads N            CPU threads (default: all)\n"
-         "  --dims, --voxel, --origin   reconstruction grid overrides (as dbtr recon)\n"
-         "  --quiet                only the verdicts\n");
-}
-
 /* The command line, as given. */
 typedef struct {
   const char *in, *modes, *expect, *report, *diffs;
   size_t iterations, subsets;
-  int lockstep, explain, quiet, threads;
-  int help; /* --help was given: print the usage and stop */
+  int lockstep, explain, quiet, force;
+  cli_backend_opts cpu; /* only threads: the CPU paths' */
   app_grid_opts grid;
 } vopts;
 
-/* Parses argv into o; returns 0 to go on (or, with o->help, to print the usage), else the
- * exit code of a usage error. */
-static int parse_args(const char *cmd, int argc, char **argv, vopts *o) {
-  *o = (vopts){.iterations = 6, .subsets = 1};
-  const char *pos;
-  cli c;
-  cli_init(&c, cmd, argc, argv);
-  int k;
-  while ((k = cli_next(&c, &pos))) {
-    if (k == 2) {
-      if (o->in) return cli_usage_error(cmd, "unexpected argument '%s'", pos);
-      o->in = pos;
-    } else if (cli_is(&c, "--help") || cli_is(&c, "-h")) {
-      o->help = 1;
-      return 0;
-    } else if (cli_is(&c, "--modes")) {
-      cli_string(&c, &o->modes);
-    } else if (cli_is(&c, "--iterations")) {
-      cli_size(&c, &o->iterations, 1, 10000);
-    } else if (cli_is(&c, "--subsets")) {
-      cli_size(&c, &o->subsets, 1, 100000);
-    } else if (cli_is(&c, "--lockstep")) {
-      o->lockstep = 1;
-    } else if (cli_is(&c, "--explain")) {
-      o->explain = 1;
-    } else if (cli_is(&c, "--expect-identical")) {
-      cli_string(&c, &o->expect);
-    } else if (cli_is(&c, "--report")) {
-      cli_string(&c, &o->report);
-    } else if (cli_is(&c, "--save-diffs")) {
-      cli_string(&c, &o->diffs);
-    } else if (cli_is(&c, "--threads")) {
-      cli_int(&c, &o->threads, 0, 4096);
-    } else if (cli_is(&c, "--quiet")) {
-      o->quiet = 1;
-    } else if (!app_grid_option(&c, &o->grid)) {
-      return cli_unknown(&c);
-    }
-  }
-  if (c.error) return c.error;
-  if (!o->in) return cli_usage_error(cmd, "no scan file given (dbtr validate SCAN.h5)");
-  return 0;
+static const cli_opt validate_rows[] = {
+    {"--modes", 0, CLI_STRING, offsetof(vopts, modes), "LIST",
+     .help = "fast,ieee,cpu-match,double,double-match (default: all five with a\n"
+             "GPU, cpu-1-thread,cpu-float without); the CPU paths may be listed too"},
+    {"--iterations", 0, CLI_SIZE, offsetof(vopts, iterations), "N", .help = "iterations", .def = "6", .min = 1,
+     .max = 10000},
+    {"--subsets", 0, CLI_SIZE, offsetof(vopts, subsets), "S", .help = "ordered subsets", .def = "1", .min = 1,
+     .max = 100000},
+    {"--lockstep", 0, CLI_FLAG, offsetof(vopts, lockstep), NULL,
+     .help = "start every path from the CPU state at each iteration, so each\n"
+             "iteration's difference is seen alone (default: free-running)"},
+    {"--explain", 0, CLI_FLAG, offsetof(vopts, explain), NULL,
+     .help = "also run single-change variants of the match modes (FMA, approximate\n"
+             "division, exp, FTZ) and say which change accounts for how much"},
+    {"--expect-identical", 0, CLI_STRING, offsetof(vopts, expect), "L",
+     .help = "fail (exit 6) if any of these paths differs from its reference"},
+    {"--report", 0, CLI_STRING, offsetof(vopts, report), "DIR",
+     .help = "write validate.csv, validate.json and two SVG plots into DIR"},
+    {"--save-diffs", 0, CLI_STRING, offsetof(vopts, diffs), "DIR",
+     .help = "write each path's final volume and its difference as TIFF"},
+};
+
+/* Parses argv into o; returns 1 to go on, else 0 with *ex the exit code (0 after --help). */
+static int parse_args(const char *cmd, int argc, char **argv, vopts *o, int *ex) {
+  *o = (vopts){0};
+  const cli_group groups[] = {
+      {NULL, CLI_ROWS(validate_rows), o},
+      cli_force_group(&o->force),
+      cli_quiet_group(&o->quiet),
+      cli_threads_group(&o->cpu),
+      app_grid_group(&o->grid, "reconstruction grid (as dbtr recon)", 1),
+  };
+  const cli_command spec = {
+      .name = cmd,
+      .usage = "SCAN.h5 [options]",
+      .about = "Runs the CPU reference and GPU modes on the same scan and compares them after every\n"
+               "iteration: the forward projections (A mu) and the volume. Without a GPU it compares\n"
+               "what the CPU has: 1 thread against N (cpu-1-thread) and float against double (cpu-float).\n",
+      .operand = "scan file", .min_operands = 1, .max_operands = 1,
+      CLI_GROUPS(groups),
+  };
+  return cli_parse(&spec, argc, argv, &o->in, ex);
+}
+
+/* The report's files, and the volumes --save-diffs writes, are outputs like any other: an
+ * existing one is replaced only with --force. Checked before the first iteration. */
+static const char *const report_files[] = {"validate.csv", "validate.json", "differing.svg", "max_diff.svg"};
+
+enum { N_REPORT_FILES = sizeof report_files / sizeof report_files[0] };
+
+/* DIR/NAME (the report's files) or DIR/NAMESUFFIX.tif (--save-diffs' volumes). */
+static const char *out_path(char path[1024], const char *dir, const char *name, const char *suffix) {
+  snprintf(path, 1024, suffix ? "%s/%s%s.tif" : "%s/%s", dir, name, suffix ? suffix : "");
+  return path;
+}
+
+static int check_outputs(const char *cmd, const vopts *o, const dbtr_validate *v) {
+  char path[1024];
+  int ex = 0;
+  for (size_t i = 0; o->report && !ex && i < N_REPORT_FILES; i++)
+    ex = cli_check_output(cmd, out_path(path, o->report, report_files[i], NULL), NULL, 0, o->force);
+  for (size_t i = 0; o->diffs && !ex && i < 2 * v->n_paths; i++)
+    ex = cli_check_output(cmd, out_path(path, o->diffs, v->paths[i / 2].name, i % 2 ? "-diff" : ""), NULL, 0, o->force);
+  for (int r = 0; o->diffs && !ex && r < DBTR_VREF_COUNT; r++)
+    if (v->have_ref[r])
+      ex = cli_check_output(cmd, out_path(path, o->diffs, dbtr_validate_ref_name((dbtr_vref)r), ""), NULL, 0, o->force);
+  return ex;
 }
 
 /* A --modes list holds at most this many names: each takes a character and a comma. */
@@ -138,28 +142,28 @@ static void print_header(const vopts *o, const dbtr_scan *scan, const dbtr_grid 
          "%", "max|d|", "mean|d|", "max ulp", "med ulp", "rel L2", "u16", "deviance");
 }
 
-static int save_volume(const char *dir, const char *name, const char *suffix, const dbtr_grid *grid, const float *vol) {
+static int save_volume(const vopts *o, const char *name, const char *suffix, const dbtr_grid *grid, const float *vol) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s%s.tif", dir, name, suffix);
-  return dbtr_tiff_write(path, grid, vol, NULL);
+  int rc = dbtr_tiff_write(out_path(path, o->diffs, name, suffix), grid, vol, NULL);
+  if (!rc) cli_wrote("validate", o->quiet, path, "%s volume, float32", *suffix ? "difference" : "final");
+  return rc;
 }
 
 /* --save-diffs: each path's final volume, its difference from its reference, and the
  * references' volumes. */
-static int save_diffs(const char *dir, dbtr_validate *v, const dbtr_grid *grid, size_t n_vox) {
+static int save_diffs(const vopts *o, dbtr_validate *v, const dbtr_grid *grid, size_t n_vox) {
   float *vol = malloc(n_vox * sizeof(float)), *diff = malloc(n_vox * sizeof(float));
   int rc = vol && diff ? 0 : dbtr_err(DBTR_ENOMEM, "--save-diffs: out of memory");
-  if (!rc) mkdir(dir, 0755);
   for (size_t i = 0; i < v->n_paths && !rc; i++) {
     const dbtr_vpath *p = &v->paths[i];
     rc = dbtr_validate_path_volume(v, p, vol, diff);
-    if (!rc) rc = save_volume(dir, p->name, "", grid, vol);
-    if (!rc) rc = save_volume(dir, p->name, "-diff", grid, diff);
+    if (!rc) rc = save_volume(o, p->name, "", grid, vol);
+    if (!rc) rc = save_volume(o, p->name, "-diff", grid, diff);
   }
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
     if (v->have_ref[r]) {
       rc = dbtr_validate_ref_volume(v, (dbtr_vref)r, vol);
-      if (!rc) rc = save_volume(dir, dbtr_validate_ref_name((dbtr_vref)r), "", grid, vol);
+      if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), "", grid, vol);
     }
   free(vol);
   free(diff);
@@ -232,13 +236,22 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
   dbtr_validate_opts vo = {.paths = names, .n_paths = n_names, .explain = o->explain, .iterations = o->iterations,
                            .lockstep = o->lockstep};
-  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->threads)) || (rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
+  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads)) || (rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
+  /* The folders first, so the check can see whether a file could be created there; an
+   * existing folder is fine, and one that cannot be made shows in the check. */
+  if (o->diffs) mkdir(o->diffs, 0755);
+  if (o->report) mkdir(o->report, 0755);
+  if ((ex = check_outputs(cmd, o, &v))) goto done;
   if (!o->quiet) print_header(o, &scan, &grid, algo, gpu_name);
   if ((rc = dbtr_validate_run(&v, o->quiet ? NULL : on_row, NULL))) goto fail;
-  if (o->diffs && (rc = save_diffs(o->diffs, &v, &grid, m.n_vox))) goto fail;
+  if (o->diffs && (rc = save_diffs(o, &v, &grid, m.n_vox))) goto fail;
   print_verdicts(&v);
   if (o->explain) print_explain(&v);
   if (o->report && (rc = app_validate_report(o->report, o->in, o->subsets, &v))) goto fail;
+  for (size_t i = 0; o->report && i < N_REPORT_FILES; i++) {
+    char path[1024];
+    cli_wrote(cmd, o->quiet, out_path(path, o->report, report_files[i], NULL), "the report");
+  }
   if (o->expect) ex = expect_check(&v, o->expect);
   goto done;
 fail:
@@ -255,12 +268,8 @@ done:
 int dbtr_cmd_validate(int argc, char **argv) {
   const char *cmd = "validate";
   vopts o;
-  int ex = parse_args(cmd, argc, argv, &o);
-  if (ex) return ex;
-  if (o.help) {
-    help();
-    return 0;
-  }
+  int ex;
+  if (!parse_args(cmd, argc, argv, &o, &ex)) return ex;
   char gpu_name[256];
   int gpu = dbtr_gpu_available(gpu_name, sizeof gpu_name);
   if (!o.modes) o.modes = gpu ? "fast,ieee,cpu-match,double,double-match" : "cpu-1-thread,cpu-float";

@@ -24,11 +24,6 @@ cli_group app_grid_group(app_grid_opts *g, const char *title, int with_dims) {
   return with_dims ? (cli_group){title, CLI_ROWS(grid_rows), g} : (cli_group){title, grid_rows + 1, 2, g};
 }
 
-int app_grid_option(cli *c, app_grid_opts *g) {
-  cli_group grid = app_grid_group(g, NULL, 1);
-  return cli_take(c, &grid);
-}
-
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out) {
   if (!scan->has_grid && !(o->has_dims && o->has_voxel && o->has_origin))
     return cli_usage_error(cmd,

@@ -34,9 +34,6 @@ typedef struct {
 /* --dims, --voxel, --origin (without --dims when the voxel counts come from elsewhere),
  * under the title given. */
 cli_group app_grid_group(app_grid_opts *g, const char *title, int with_dims);
-/* Step-by-step form of the group, for `dbtr validate` until it has a table: returns 1 if
- * c->opt was one of them. */
-int app_grid_option(cli *c, app_grid_opts *g);
 /* The reconstruction grid: the scan's /volume, with the overrides applied; an error that
  * says which flags to give when the scan has none. */
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out);

@@ -21,7 +21,9 @@ case $work in /*) ;; *) work=$(pwd)/$work ;; esac
 scan=$work/scan.h5
 
 COMMANDS="demo phantom project recon validate info view"
-CASES="help_list help_unknown dashdash_operand phantom_i0 demo_output equals_form wrote_lines quiet_silent"
+CASES="help_list help_unknown dashdash_operand phantom_i0 demo_output equals_form wrote_lines quiet_silent
+validate_report_no_force validate_diffs_no_force validate_force checkpoint_is_input checkpoint_exists
+checkpoint_folder_missing checkpoint_resume_same"
 for c in $COMMANDS; do CASES="$CASES help_$c version_$c unknown_$c"; done
 
 fail() {
@@ -145,6 +147,61 @@ run_case() {
     run recon recon p.h5 -o r.tif --iterations 1 --backend cpu --quiet
     run demo demo -o d --iterations 1 --backend cpu --quiet
     for n in phantom recon demo; do [ ! -s "$n.err" ] || fail "$n --quiet wrote to stderr: $(cat "$n.err")"; done
+    ;;
+  validate_report_no_force | validate_diffs_no_force)
+    # validate's report and difference volumes are outputs: an existing one is refused
+    # without --force before any iteration, and left as it was.
+    mkdir out
+    case $1 in *report*) f=out/validate.json flag=--report ;; *) f=out/cpu-float.tif flag=--save-diffs ;; esac
+    echo keep >"$f"
+    run v validate "$scan" --modes cpu-float --iterations 1 "$flag" out --quiet
+    expect_usage_error v "$f exists; use --force"
+    [ "$(cat "$f")" = keep ] || fail "$f was changed"
+    [ ! -s v.out ] || fail "validate ran although it refused: $(head -n 1 v.out)"
+    ;;
+  validate_force)
+    mkdir out d
+    echo keep >out/validate.json
+    echo keep >d/cpu-float.tif
+    run v validate "$scan" --modes cpu-float --iterations 1 --report out --save-diffs d --force
+    [ "$rc" -eq 0 ] || fail "validate --force: exit $rc ($(cat v.err))"
+    [ "$(cat out/validate.json)" != keep ] && [ "$(cat d/cpu-float.tif)" != keep ] || fail "--force replaced nothing"
+    grep -q '^dbtr validate: wrote out/validate.json (' v.err || fail "no wrote line: $(cat v.err)"
+    grep -q '^dbtr validate: wrote d/cpu-float-diff.tif (' v.err || fail "no wrote line: $(cat v.err)"
+    ;;
+  checkpoint_is_input)
+    # --checkpoint is an output: naming the input scan by another spelling (./, an absolute
+    # path, a symbolic link) is caught by device and inode, and the scan stays intact.
+    cp "$scan" s.h5
+    ln -s s.h5 link.h5
+    for c in ./s.h5 "$(pwd)/s.h5" link.h5; do
+      run ck recon s.h5 -o r.tif --iterations 1 --backend cpu --checkpoint "$c" --force --quiet
+      [ "$rc" -eq 2 ] || fail "--checkpoint $c: exit $rc, expected 2 ($(cat ck.err))"
+      cmp -s s.h5 "$scan" || fail "--checkpoint $c changed the scan"
+    done
+    ;;
+  checkpoint_exists)
+    echo keep >old.ckpt
+    run ck recon "$scan" -o r.tif --iterations 1 --backend cpu --checkpoint old.ckpt --quiet
+    expect_usage_error ck "old.ckpt exists; use --force"
+    [ "$(cat old.ckpt)" = keep ] && [ ! -e r.tif ] || fail "old.ckpt or r.tif touched"
+    run ck2 recon "$scan" -o r.tif --iterations 1 --backend cpu --checkpoint old.ckpt --force --quiet
+    [ "$rc" -eq 0 ] && [ "$(cat old.ckpt)" != keep ] || fail "--force did not replace old.ckpt (exit $rc)"
+    ;;
+  checkpoint_folder_missing)
+    # Found before the first iteration, not after K of them.
+    run ck recon "$scan" -o r.tif --iterations 1 --backend cpu --checkpoint nodir/c.ckpt
+    [ "$rc" -eq 3 ] || fail "exit $rc, expected 3 ($(cat ck.err))"
+    grep -q "nodir/c.ckpt" ck.err || fail "message: $(cat ck.err)"
+    if grep -q "iteration " ck.err; then fail "an iteration ran before the refusal: $(cat ck.err)"; fi
+    [ ! -e r.tif ] || fail "r.tif written"
+    ;;
+  checkpoint_resume_same)
+    # Resuming from a checkpoint and saving into the same file is the run's own state: no
+    # --force needed, and the file is replaced only once the new state is whole.
+    run a recon "$scan" -o a.tif --iterations 1 --backend cpu --checkpoint c.ckpt --quiet
+    run b recon "$scan" -o b.tif --iterations 2 --backend cpu --checkpoint c.ckpt --resume c.ckpt --quiet
+    [ "$rc" -eq 0 ] || fail "resume into the same checkpoint: exit $rc ($(cat b.err))"
     ;;
   *)
     echo "no case named $1 (see: $0 DBTR WORK_DIR list)" >&2
