@@ -94,12 +94,14 @@ DBTR_TEST(variants_are_variants_of_the_parents_precision) {
  * case, and every name in a variants column is a row (dbtr_gpu_mode_variants skips any other,
  * so count the words). */
 typedef struct {
-  const char *id, *ID, *name, *variants;
+  const char *id, *ID, *name, *ops, *flags, *variants;
   int user;
 } row_text;
 static const row_text table[] = {
-#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {#id, #ID, name, variants, 1},
-#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {#id, #ID, name, variants, 0},
+#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
+  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp, flags, variants, 1},
+#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
+  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp, flags, variants, 0},
 #include "recon/modes.def"
 };
 
@@ -131,5 +133,20 @@ DBTR_TEST(table_spellings_agree) {
   }
 }
 
+/* cpu-match and double-match promise the CPU reference's bits, so their rows must ask for
+ * its arithmetic: explicitly rounded operations, the shared exp, no flush to zero, and no
+ * contraction anywhere (-fmad=false also covers the code outside the shared arithmetic).
+ * kernels/ptx_audit.sh checks that such rows compile to such instructions. */
+DBTR_TEST(match_rows_ask_for_the_cpu_arithmetic) {
+  const dbtr_gpu_mode match[] = {DBTR_MODE_CPU_MATCH, DBTR_MODE_DOUBLE_MATCH};
+  for (size_t i = 0; i < 2; i++) {
+    const row_text *r = &table[match[i]];
+    CHECK(strcmp(r->ops, "rn rn rn shared") == 0);
+    CHECK_STR_CONTAINS(r->flags, "-ftz=false");
+    CHECK_STR_CONTAINS(r->flags, "-fmad=false");
+  }
+}
+
 DBTR_TEST_MAIN(names_round_trip, parse_error_lists_user_modes, precision, variants_of_the_modes,
-               variants_are_variants_of_the_parents_precision, table_spellings_agree)
+               variants_are_variants_of_the_parents_precision, table_spellings_agree,
+               match_rows_ask_for_the_cpu_arithmetic)
