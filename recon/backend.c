@@ -12,15 +12,14 @@
 typedef struct {
   const char *name;
   dbtr_precision precision;
-  int user;             /* 1 for a mode users pick, 0 for an explain variant */
   const char *variants; /* names of the explain variants, separated by spaces */
 } mode_row;
 
 #define MODE_PREC_float DBTR_PREC_FLOAT
 #define MODE_PREC_double DBTR_PREC_DOUBLE
 static const mode_row rows[DBTR_MODE_ALL_COUNT] = {
-#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, 1, variants},
-#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, 0, variants},
+#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, variants},
+#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, variants},
 #include "recon/modes.def"
 };
 
