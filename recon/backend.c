@@ -23,7 +23,8 @@ static const mode_row rows[DBTR_MODE_ALL_COUNT] = {
 #include "recon/modes.def"
 };
 
-/* dbtr_gpu_mode_variants and DBTR_MODE_COUNT count on the user modes coming first. */
+/* DBTR_MODE_COUNT, and every loop over the modes users pick (0 .. DBTR_MODE_COUNT - 1), count
+ * on them coming first. */
 #define DBTR_MODE(id, ID, ...) _Static_assert(DBTR_MODE_##ID < DBTR_MODE_COUNT, "recon/modes.def: mode " #id " after a variant");
 #define DBTR_VARIANT(...)
 #include "recon/modes.def"
