@@ -1,7 +1,7 @@
-/* kernels/backend_mode.cu: the CUDA backend of one floating-point mode. This one source is
- * compiled once per mode (kernels/CMakeLists.txt sets DBTR_MODE_ID and the mode's nvcc
- * flags). The arithmetic is recon/proj_impl.h, shared with the CPU reference: the kernels
- * below only map threads to rays and voxels, and move data.
+/* kernels/backend_mode.cu: the CUDA backend of one floating-point mode, compiled once per
+ * row of recon/modes.def (kernels/CMakeLists.txt passes the row's columns and nvcc flags).
+ * The arithmetic is recon/proj_impl.h, shared with the CPU reference: the kernels below
+ * only map threads to rays and voxels, and move data.
  *
  * Kernels (no atomics; each output element is written by one thread, in a fixed order):
  *   k_rays       one thread per pixel of every view: the ray record and path length
@@ -53,9 +53,9 @@ typedef MODE_GROUPW GROUPW;
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
-#define CREATE_FN CAT(dbtr__gpu_create_, MODE_NAME)
+#define CREATE_FN CAT(dbtr__gpu_create_, DBTR_ROW_ID)
 
-/* Everything below but the create function is private to this mode's object: the five
+/* Everything below but the create function is private to this mode's object: all
  * objects define the same kernel names. */
 namespace {
 

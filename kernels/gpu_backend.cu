@@ -86,9 +86,11 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, c
   }
   dbtr_gpu_available(dev, sizeof dev);
   typedef int (*create_fn)(dbtr_backend **, const dbtr_problem *);
-#define DBTR__GPU_ENTRY(m) dbtr__gpu_create_##m,
-  static const create_fn create[DBTR_MODE_ALL_COUNT] = {DBTR__GPU_MODES(DBTR__GPU_ENTRY)};
-#undef DBTR__GPU_ENTRY
+  static const create_fn create[DBTR_MODE_ALL_COUNT] = {
+#define DBTR_MODE(id, ...) dbtr__gpu_create_##id,
+#define DBTR_VARIANT(id, ...) dbtr__gpu_create_##id,
+#include "recon/modes.def"
+  };
   if ((unsigned)mode >= DBTR_MODE_ALL_COUNT) return dbtr_err(DBTR_EINVAL, "unknown GPU mode %d", (int)mode);
   int rc = create[mode](out, prob);
   if (!rc) snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_gpu_mode_name(mode));

@@ -38,14 +38,12 @@ static inline void dbtr__gpu_view_convert(const dbtr_view_d *in, dbtr_view_d *ou
 static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_f *out) { dbtr_footprint_to_f(in, out); }
 static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 
-/* One create function per mode object (kernels/backend_mode.cu, DBTR_MODE_ID 0..11), in
- * dbtr_gpu_mode order. */
-#define DBTR__GPU_MODES(X)                                                                          \
-  X(fast) X(ieee) X(cpu_match) X(double) X(double_match) X(cpu_match_fma) X(cpu_match_approx_div) \
-  X(cpu_match_libm_exp) X(cpu_match_fast_exp) X(cpu_match_ftz) X(double_match_fma) X(double_match_libm_exp)
-#define DBTR__GPU_DECLARE(m) int dbtr__gpu_create_##m(dbtr_backend **out, const dbtr_problem *prob);
+/* One create function per row of recon/modes.def, each defined by that row's object of
+ * kernels/backend_mode.cu. */
 extern "C" {
-DBTR__GPU_MODES(DBTR__GPU_DECLARE)
+#define DBTR_MODE(id, ...) int dbtr__gpu_create_##id(dbtr_backend **out, const dbtr_problem *prob);
+#define DBTR_VARIANT(id, ...) int dbtr__gpu_create_##id(dbtr_backend **out, const dbtr_problem *prob);
+#include "recon/modes.def"
 }
 
 #endif

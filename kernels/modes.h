@@ -1,7 +1,11 @@
-/* kernels/modes.h: the arithmetic of each floating-point mode (docs/modes.md), selected by
- * DBTR_MODE_ID when kernels/backend_mode.cu is compiled. Each mode defines the element
- * type and the operations recon/proj_impl.h is written in; the nvcc flags that go with each
- * (contraction, FTZ, division and sqrt precision) are set in kernels/CMakeLists.txt. */
+/* kernels/modes.h: the arithmetic of one floating-point mode (docs/modes.md), the one
+ * kernels/backend_mode.cu is being compiled for. Each mode is a row of recon/modes.def;
+ * kernels/CMakeLists.txt (and kernels/ptx_audit.sh, which compiles what the build compiles)
+ * pass the row's columns as DBTR_ROW_ID, DBTR_ROW_PREC, DBTR_ROW_ARITH, DBTR_ROW_DIV,
+ * DBTR_ROW_SQRT and DBTR_ROW_EXP, with the row's nvcc flags (contraction, FTZ, division and
+ * sqrt precision). This header turns the columns into the element type and the operations
+ * recon/proj_impl.h is written in: one definition for each value a column takes, so that a
+ * mode is a row, and a new kind of operation is a new value here. */
 #ifndef DBTR_KERNELS_MODES_H
 #define DBTR_KERNELS_MODES_H
 
@@ -34,65 +38,21 @@
 #define DBTR_LOAD4_F(d, s) DBTR_LOAD_RAY_F(d, s)
 #define DBTR_LOAD4_D(d, s) DBTR_LOAD_RAY_D(d, s)
 
-/* Each mode (and each single-change variant that `dbtr validate --explain` uses to
- * attribute a difference to one cause) is a choice of five things: the type, whether
- * products and sums are plain operators (which nvcc may contract into FMA under -fmad=true)
- * or explicitly rounded (__fmul_rn, ...), the division, the exp, and the sqrt. The flags in
- * kernels/CMakeLists.txt add FTZ and the compiler's own division/sqrt precision. */
-#if DBTR_MODE_ID == 0 /* fast */
-#define MODE_NAME fast
-#define MODE_FLOAT 1
-#define MODE_PLAIN_OPS 1
-#define MODE_DIV_APPROX 1
-#define MODE_EXP_FAST 1
-#elif DBTR_MODE_ID == 1 /* ieee */
-#define MODE_NAME ieee
-#define MODE_FLOAT 1
-#define MODE_PLAIN_OPS 1
-#define MODE_EXP_LIBM 1
-#elif DBTR_MODE_ID == 2 /* cpu-match */
-#define MODE_NAME cpu_match
-#define MODE_FLOAT 1
-#elif DBTR_MODE_ID == 3 /* double */
-#define MODE_NAME double
-#define MODE_PLAIN_OPS 1
-#define MODE_EXP_LIBM 1
-#elif DBTR_MODE_ID == 4 /* double-match */
-#define MODE_NAME double_match
-#elif DBTR_MODE_ID == 5 /* cpu-match with FMA contraction */
-#define MODE_NAME cpu_match_fma
-#define MODE_FLOAT 1
-#define MODE_PLAIN_OPS 1
-#define MODE_DIV_RN 1
-#define MODE_SQRT_RN 1
-#elif DBTR_MODE_ID == 6 /* cpu-match with approximate division */
-#define MODE_NAME cpu_match_approx_div
-#define MODE_FLOAT 1
-#define MODE_DIV_APPROX 1
-#elif DBTR_MODE_ID == 7 /* cpu-match with CUDA's expf */
-#define MODE_NAME cpu_match_libm_exp
-#define MODE_FLOAT 1
-#define MODE_EXP_LIBM 1
-#elif DBTR_MODE_ID == 8 /* cpu-match with __expf */
-#define MODE_NAME cpu_match_fast_exp
-#define MODE_FLOAT 1
-#define MODE_EXP_FAST 1
-#elif DBTR_MODE_ID == 9 /* cpu-match with denormals flushed to zero (nvcc -ftz=true) */
-#define MODE_NAME cpu_match_ftz
-#define MODE_FLOAT 1
-#elif DBTR_MODE_ID == 10 /* double-match with FMA contraction */
-#define MODE_NAME double_match_fma
-#define MODE_PLAIN_OPS 1
-#define MODE_DIV_RN 1
-#define MODE_SQRT_RN 1
-#elif DBTR_MODE_ID == 11 /* double-match with CUDA's exp */
-#define MODE_NAME double_match_libm_exp
-#define MODE_EXP_LIBM 1
-#else
-#error "DBTR_MODE_ID must be 0..11"
+#if !defined(DBTR_ROW_ID) || !defined(DBTR_ROW_PREC) || !defined(DBTR_ROW_ARITH) || !defined(DBTR_ROW_DIV) || \
+    !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP)
+#error "compile kernels/backend_mode.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
 #endif
 
-#ifdef MODE_FLOAT
+/* A column's value names the definition to use: MODE__COL(MODE__DIV_, DBTR_ROW_DIV) is
+ * MODE__DIV_rn in a row whose div is rn. */
+#define MODE__COL2(a, b) a##b
+#define MODE__COL(a, b) MODE__COL2(a, b)
+
+/* prec: the element type, the records recon/rays.h defines for it, their loads, and the
+ * prefix of its explicitly rounded operations. */
+#define MODE__PREC_float 1
+#define MODE__PREC_double 2
+#if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_float
 #define MODE_T float
 #define MODE_VIEW dbtr_view_f
 #define MODE_FOOT dbtr_footprint_f
@@ -103,7 +63,14 @@
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
 #define MODE_LOAD4 DBTR_LOAD4_F
 #define MODE_RN(op) __f##op##_rn
-#else
+#define DBTR_FLOOR(a) floorf(a)
+/* approx and fast exist in float only: a row asking for them in another precision does not
+ * compile. */
+#define MODE__DIV_approx(a, b) __fdividef((a), (b))
+#define MODE__EXP_fast(a) __expf(a)
+#define MODE__EXP_libm(a) expf(a)
+#define MODE__EXP_shared(a) dbtr_expf_cr(a)
+#elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_double
 #define MODE_T double
 #define MODE_VIEW dbtr_view_d
 #define MODE_FOOT dbtr_footprint_d
@@ -114,54 +81,43 @@
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_D
 #define MODE_LOAD4 DBTR_LOAD4_D
 #define MODE_RN(op) __d##op##_rn
+#define DBTR_FLOOR(a) floor(a)
+#define MODE__EXP_libm(a) exp(a)
+#define MODE__EXP_shared(a) dbtr_exp_sh(a)
+#else
+#error "recon/modes.def: a prec that kernels/modes.h has no element type for"
 #endif
 
-#ifdef MODE_PLAIN_OPS
-#define DBTR_MUL(a, b) ((a) * (b))
-#define DBTR_ADD(a, b) ((a) + (b))
-#define DBTR_SUB(a, b) ((a) - (b))
-#else
-#define DBTR_MUL(a, b) MODE_RN(mul)((a), (b))
-#define DBTR_ADD(a, b) MODE_RN(add)((a), (b))
-#define DBTR_SUB(a, b) MODE_RN(sub)((a), (b))
-#endif
+/* arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
+ * under -fmad=true; rn, explicitly rounded, which neither nvcc nor ptxas contracts. */
+#define MODE__MUL_op(a, b) ((a) * (b))
+#define MODE__ADD_op(a, b) ((a) + (b))
+#define MODE__SUB_op(a, b) ((a) - (b))
+#define MODE__MUL_rn(a, b) MODE_RN(mul)((a), (b))
+#define MODE__ADD_rn(a, b) MODE_RN(add)((a), (b))
+#define MODE__SUB_rn(a, b) MODE_RN(sub)((a), (b))
+#define DBTR_MUL(a, b) MODE__COL(MODE__MUL_, DBTR_ROW_ARITH)(a, b)
+#define DBTR_ADD(a, b) MODE__COL(MODE__ADD_, DBTR_ROW_ARITH)(a, b)
+#define DBTR_SUB(a, b) MODE__COL(MODE__SUB_, DBTR_ROW_ARITH)(a, b)
 
-/* Division: approximate (__fdividef), or correctly rounded, either explicitly (__fdiv_rn)
- * or as the operator under -prec-div=true (ieee, double). */
-#if defined(MODE_DIV_APPROX)
-#define DBTR_DIV(a, b) __fdividef((a), (b))
-#elif defined(MODE_PLAIN_OPS) && !defined(MODE_DIV_RN)
-#define DBTR_DIV(a, b) ((a) / (b))
-#else
-#define DBTR_DIV(a, b) MODE_RN(div)((a), (b))
-#endif
+/* div: approximate (__fdividef, above), the operator (correctly rounded under
+ * -prec-div=true, and always in double), or explicitly rounded (__fdiv_rn). */
+#define MODE__DIV_op(a, b) ((a) / (b))
+#define MODE__DIV_rn(a, b) MODE_RN(div)((a), (b))
+#define DBTR_DIV(a, b) MODE__COL(MODE__DIV_, DBTR_ROW_DIV)(a, b)
 
-#if defined(MODE_PLAIN_OPS) && !defined(MODE_SQRT_RN)
-#define DBTR_SQRT(a) sqrt(a)
-#else
-#define DBTR_SQRT(a) MODE_RN(sqrt)(a)
-#endif
+/* sqrt: the function (correctly rounded under -prec-sqrt=true, and always in double), or
+ * explicitly rounded (__fsqrt_rn). */
+#define MODE__SQRT_op(a) sqrt(a)
+#define MODE__SQRT_rn(a) MODE_RN(sqrt)(a)
+#define DBTR_SQRT(a) MODE__COL(MODE__SQRT_, DBTR_ROW_SQRT)(a)
+
+/* exp: __expf, CUDA's libm, or the CPU reference's own (recon/crmath.h); defined above, per
+ * precision. */
+#define DBTR_EXP(a) MODE__COL(MODE__EXP_, DBTR_ROW_EXP)(a)
 
 /* floor_int (recon/proj_impl.h): the hardware floor and conversion. The additions-only
  * version, the CPU's, measured 14% slower in fast on the H100 (docs/performance.md). */
 #define DBTR_FLOOR_BY_SHIFT 0
-
-#ifdef MODE_FLOAT
-#define DBTR_FLOOR(a) floorf(a)
-#if defined(MODE_EXP_FAST)
-#define DBTR_EXP(a) __expf(a)
-#elif defined(MODE_EXP_LIBM)
-#define DBTR_EXP(a) expf(a)
-#else
-#define DBTR_EXP(a) dbtr_expf_cr(a)
-#endif
-#else
-#define DBTR_FLOOR(a) floor(a)
-#if defined(MODE_EXP_LIBM)
-#define DBTR_EXP(a) exp(a)
-#else
-#define DBTR_EXP(a) dbtr_exp_sh(a)
-#endif
-#endif
 
 #endif

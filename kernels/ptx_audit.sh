@@ -5,17 +5,19 @@
 # Usage: kernels/ptx_audit.sh [--markdown] [--modes "M ..."] [--totals] [--check] [--keep DIR]
 #   --markdown  print a Markdown table (as in docs/modes.md) instead of aligned text
 #   --modes L   only these modes (e.g. "fast ieee cpu-match double double-match");
-#               default: every mode kernels/CMakeLists.txt builds, variants included
+#               default: every row of recon/modes.def, variants included
 #   --totals    one row per mode (all kernels summed) instead of one per kernel
 #   --check     also test the promises docs/modes.md makes; exit 1 if one is broken
 #   --keep DIR  leave the .ptx files in DIR
+#   --rows      print the rows of recon/modes.def as this script reads them; compile nothing
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
 #              DBTR_PTX_ARCH (default sm_90, the architecture the build targets).
 #
-# The mode names, their order (which is DBTR_MODE_ID) and their nvcc flags are read from
-# kernels/CMakeLists.txt, and the order is checked against kernels/modes.h, so this audit
-# compiles what the build compiles. PTX is the input of ptxas, not the machine code: see
-# docs/modes.md for what ptxas may still do to it.
+# The modes, their order, their columns and their nvcc flags are read from recon/modes.def,
+# the table kernels/CMakeLists.txt builds from, and each row is compiled as the build
+# compiles it (the columns as DBTR_ROW_* definitions, then the flags), so this audit sees
+# what the build compiles. The promises checked are derived from the columns. PTX is the
+# input of ptxas, not the machine code: see docs/modes.md for what ptxas may still do to it.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -24,11 +26,13 @@ check=0
 keep=
 only=
 totals=0
+rows=0
 while [ $# -gt 0 ]; do
   case $1 in
     --markdown) fmt=markdown ;;
     --check) check=1 ;;
     --totals) totals=1 ;;
+    --rows) rows=1 ;;
     --modes)
       [ $# -ge 2 ] || { echo "ptx_audit: --modes needs a list" >&2; exit 2; }
       only=$2
@@ -37,11 +41,57 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { echo "ptx_audit: --keep needs a directory" >&2; exit 2; }
       keep=$2
       shift ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ptx_audit: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
+
+def=recon/modes.def
+work=$(mktemp -d "${TMPDIR:-/tmp}/dbtr_ptx.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+# One line per row of the table, in its order: INDEX ID NAME KIND PREC ARITH DIV SQRT EXP
+# FLAGS... (the variants column is not needed here). A row is DBTR_MODE(...) or
+# DBTR_VARIANT(...) on one line, its fields free of commas.
+awk -v def="$def" '
+/^DBTR_(MODE|VARIANT)\(/ {
+  kind = $0 ~ /^DBTR_MODE\(/ ? "mode" : "variant"
+  row = $0; sub(/^DBTR_[A-Z]+\(/, "", row); sub(/\)[ \t]*$/, "", row); gsub(/"/, "", row)
+  n = split(row, f, ",")
+  if (n != 10) { print "ptx_audit: " def ": a row of " n " columns, not 10: " $0 > "/dev/stderr"; exit 2 }
+  for (i = 1; i <= n; i++) gsub(/^[ \t]+|[ \t]+$/, "", f[i])
+  print rows++, f[1], f[3], kind, f[4], f[5], f[6], f[7], f[8], f[9]
+}
+END { if (!rows) { print "ptx_audit: " def ": no rows" > "/dev/stderr"; exit 2 } }' "$def" >"$work/all.txt"
+# The modes asked for, in the table's order; names may be written with - and + or with _.
+if [ -n "$only" ]; then
+  want=" $(echo "$only" | tr ',+-' ' __') "
+  for w in $want; do
+    grep -q "^[0-9]* $w " "$work/all.txt" || { echo "ptx_audit: no mode '$w' in $def" >&2; exit 2; }
+  done
+  while read -r idx id rest; do
+    case $want in *" $id "*) echo "$idx $id $rest" ;; esac
+  done <"$work/all.txt" >"$work/modes.txt"
+else
+  cp "$work/all.txt" "$work/modes.txt"
+fi
+if [ $rows = 1 ]; then
+  awk -v fmt="$fmt" '
+  BEGIN { n = split("mode kind prec arith div sqrt exp", h, " ") }
+  {
+    flags = $10
+    for (i = 11; i <= NF; i++) flags = flags " " $i
+    if (fmt == "markdown") {
+      if (NR == 1) print "| mode | kind | prec | arith | div | sqrt | exp | nvcc flags |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+      printf "| `%s` | %s | %s | %s | %s | %s | %s | `%s` |\n", $3, $4, $5, $6, $7, $8, $9, flags
+    } else {
+      if (NR == 1) printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %s\n", h[1], h[2], h[3], h[4], h[5], h[6], h[7], "nvcc flags"
+      printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %s\n", $3, $4, $5, $6, $7, $8, $9, flags
+    }
+  }' "$work/modes.txt"
+  exit 0
+fi
 
 nvcc=${NVCC:-}
 if [ -z "$nvcc" ]; then
@@ -51,72 +101,16 @@ fi
 [ -x "$nvcc" ] || { echo "ptx_audit: no nvcc at '$nvcc' (set NVCC)" >&2; exit 2; }
 arch=${DBTR_PTX_ARCH:-sm_90}
 
-cml=kernels/CMakeLists.txt
-work=$(mktemp -d "${TMPDIR:-/tmp}/dbtr_ptx.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-# The build numbers the modes by their position in dbtr_mode_names; so does this script.
-# shellcheck disable=SC2016 # the CMake text ${id}, not a shell expansion
-grep -q 'DBTR_MODE_ID=${id}' "$cml" || {
-  echo "ptx_audit: $cml no longer sets DBTR_MODE_ID=\${id} by position; update this script" >&2
-  exit 2
-}
-# Every set() of the file, joined across lines and with earlier ${variables} expanded, then
-# one line per mode: ID NAME FLAGS...
-awk '
-function expand(v,   out, name) {
-  out = ""
-  while (match(v, /\$\{[A-Za-z0-9_]+\}/)) {
-    name = substr(v, RSTART + 2, RLENGTH - 3)
-    if (!(name in var)) { print "ptx_audit: '"$cml"': ${" name "} is not set before use" > "/dev/stderr"; exit 2 }
-    out = out substr(v, 1, RSTART - 1) var[name]; v = substr(v, RSTART + RLENGTH)
-  }
-  return out v
-}
-{ line = $0; sub(/#.*/, "", line) }
-line ~ /^[ \t]*set\(/ { stmt = ""; open = 1 }
-open { stmt = stmt " " line }
-open && line ~ /\)[ \t]*$/ {
-  open = 0; sub(/^[ \t]*set\(/, "", stmt); sub(/\)[ \t]*$/, "", stmt); gsub(/[ \t]+/, " ", stmt)
-  sub(/^ /, "", stmt); sub(/ $/, "", stmt)
-  name = stmt; sub(/ .*/, "", name); val = stmt; sub(/^[^ ]* ?/, "", val)
-  var[name] = expand(val)
-}
-END {
-  n = split(var["dbtr_mode_names"], m, " ")
-  if (n == 0) { print "ptx_audit: '"$cml"': no dbtr_mode_names" > "/dev/stderr"; exit 2 }
-  for (i = 1; i <= n; i++) {
-    f = "dbtr_mode_flags_" m[i]
-    if (!(f in var)) { print "ptx_audit: '"$cml"': no " f > "/dev/stderr"; exit 2 }
-    print i - 1, m[i], var[f]
-  }
-}' "$cml" >"$work/all.txt"
-# kernels/modes.h must give the same names in the same order (MODE_NAME of each branch).
-in_cml=$(cut -d' ' -f2 "$work/all.txt" | tr '\n' ' ')
-in_h=$(sed -n 's/^#define MODE_NAME \([a-z_]*\)$/\1/p' kernels/modes.h | tr '\n' ' ')
-if [ "$in_h" != "$in_cml" ]; then
-  echo "ptx_audit: modes in $cml ($in_cml) differ from kernels/modes.h ($in_h)" >&2
-  exit 2
-fi
-# The modes asked for, in the build's order; names may be written with - or _.
-if [ -n "$only" ]; then
-  want=" $(echo "$only" | tr ',-' ' _') "
-  for w in $want; do
-    grep -q "^[0-9]* $w " "$work/all.txt" || { echo "ptx_audit: no mode '$w' in $cml" >&2; exit 2; }
-  done
-  while read -r id m flags; do
-    case $want in *" $m "*) echo "$id $m $flags" ;; esac
-  done <"$work/all.txt" >"$work/modes.txt"
-else
-  cp "$work/all.txt" "$work/modes.txt"
-fi
 
-while read -r id m flags; do
+# shellcheck disable=SC2034 # name and kind are read to reach the columns after them
+while read -r idx id name kind prec arith div sqrt exp flags; do
   # -O3 -DNDEBUG is CMake's Release, the default build type; -std=c++17 is CUDA_STANDARD.
   # $flags is split on purpose: it is a list of options.
   # shellcheck disable=SC2086
-  "$nvcc" -ptx -arch="$arch" -O3 -DNDEBUG -std=c++17 -D_POSIX_C_SOURCE=200809L -DDBTR_MODE_ID="$id" -I. \
-    $flags kernels/backend_mode.cu -o "$work/$(printf %02d "$id").$m.ptx" </dev/null
+  "$nvcc" -ptx -arch="$arch" -O3 -DNDEBUG -std=c++17 -D_POSIX_C_SOURCE=200809L -I. \
+    -DDBTR_ROW_ID="$id" -DDBTR_ROW_PREC="$prec" -DDBTR_ROW_ARITH="$arith" -DDBTR_ROW_DIV="$div" \
+    -DDBTR_ROW_SQRT="$sqrt" -DDBTR_ROW_EXP="$exp" $flags kernels/backend_mode.cu \
+    -o "$work/$(printf %02d "$idx").$id.ptx" </dev/null
 done <"$work/modes.txt"
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
@@ -136,21 +130,25 @@ fi
 #   sqrt.rn, sqrt.apx  sqrt.rn (f32 and f64), sqrt.approx and rsqrt.approx
 #   rcp       rcp in any form
 #   ftz       any instruction with .ftz (subnormal inputs and results flushed to zero)
-awk -v fmt="$fmt" -v check="$check" -v totals="$totals" -v all="$([ -z "$only" ] && echo 1 || echo 0)" \
-  -v modes_file="$work/modes.txt" '
+awk -v fmt="$fmt" -v check="$check" -v totals="$totals" -v modes_file="$work/modes.txt" '
 BEGIN {
   ncol = split("div.full div.apx div.rn.f32 div.rn.f64 fma.f32 fma.f64 fma.r? rn.f32 rn.f64 " \
                "plain.f32 plain.f64 ex2 lg2 sqrt.rn sqrt.apx rcp ftz", col, " ")
-  while ((getline line < modes_file) > 0) { split(line, w, " "); mname[w[1] + 0] = w[2] }
+  # The rows, by index: the name users write, and the columns the checks derive from.
+  while ((getline line < modes_file) > 0) {
+    n = split(line, w, " "); mname[w[1] + 0] = w[3]
+    prec[w[3]] = w[5]; arith[w[3]] = w[6]; div[w[3]] = w[7]; sqrt_[w[3]] = w[8]; exp_[w[3]] = w[9]
+    for (k = 10; k <= n; k++) flags[w[3]] = flags[w[3]] " " w[k]
+  }
   nrow = 0
   # Launch order: set-up (ray records, then the separable tables), then those of each iteration.
-  n = split("k_rays k_sep_rays k_sep_cross k_sep_slots k_sep_check k_sep_groups k_forward k_reduce " \
-            "k_gather_sep k_gather", kn, " ")
-  for (i = 1; i <= n; i++) order[kn[i]] = i
+  nk = split("k_rays k_sep_rays k_sep_cross k_sep_slots k_sep_check k_sep_groups k_forward k_reduce " \
+             "k_gather_sep k_gather", kn, " ")
+  for (i = 1; i <= nk; i++) order[kn[i]] = i
 }
 FNR == 1 {
   # Files are named ID.MODE.ptx (ID in two digits) and so come in ID order.
-  f = FILENAME; sub(/.*\//, "", f); split(f, p, "."); mode = mname[p[1] + 0]; gsub(/_/, "-", mode)
+  f = FILENAME; sub(/.*\//, "", f); split(f, p, "."); mode = mname[p[1] + 0]
   modes[++nmode] = mode; kern = ""
 }
 /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(entry|func)[ \t]/ {
@@ -160,6 +158,7 @@ FNR == 1 {
   kern = name
   if (match(name, /k_[a-z_]+/)) kern = substr(name, RSTART, RLENGTH)
   if (index($0, ".func")) kern = "func " name
+  if (kern in order) present[mode, kern] = 1
   if (totals) kern = "all"
   key = mode SUBSEP kern
   if (!(key in seen)) { seen[key] = 1; rows[++nrow] = key }
@@ -231,36 +230,42 @@ END {
     }
   }
   if (!check) exit 0
-  # The promises of docs/modes.md, over all kernels of a mode. The single-change variants
-  # must each show their one change: that the audit sees it is what makes the clean
-  # counts of cpu-match and double-match mean something.
+  # The promises of docs/modes.md, over all kernels of a mode, derived from its row: what
+  # each column and flag rules out, and what each must show. That every variant shows its
+  # one change is what makes the clean counts of cpu-match and double-match mean something.
   bad = 0
-  for (i = 1; i <= nmode; i++) have[modes[i]] = 1
-  n = split("fast ieee cpu-match double double-match", user, " ")
-  for (i = 1; i <= n && all; i++)
-    if (!(user[i] in have)) { printf "FAIL %s: not among the modes of kernels/CMakeLists.txt\n", user[i]; bad++ }
-  for (i = 1; i <= nmode; i++) {
-    m = modes[i]
-    if (m == "cpu-match" || m == "double-match") {
-      bad += none(m, "any.fma", "no fused multiply-add (fma, mad)")
-      bad += none(m, "any.approx", "no approximate instruction")
-      bad += none(m, "ftz", "no flush to zero")
-      bad += none(m, "plain.f32", "no f32 mul/add/sub that ptxas could contract")
-      bad += none(m, "plain.f64", "no f64 mul/add/sub that ptxas could contract")
-    } else if (m == "fast") {
-      bad += some(m, "div.apx", "ex2", "approximate division or exp")
-      bad += some(m, "ftz", "", "flush to zero")
-    } else if (m == "ieee" || m == "double") {
-      bad += none(m, "div.apx", "no approximate division")
-      bad += none(m, "div.full", "no 2-ulp division")
-      bad += none(m, "sqrt.apx", "no approximate sqrt")
-    } else if (m ~ /-fma$/) bad += some(m, "fma.f32", "fma.f64", "the variant contracts into fma")
-    else if (m ~ /-approx-div$/) bad += some(m, "div.apx", "div.full", "the variant divides approximately")
-    else if (m ~ /-fast-exp$/) bad += some(m, "ex2", "", "the variant uses ex2.approx")
-    else if (m ~ /-libm-exp$/) bad += some(m, "any.fma", "any.approx", "the variant has libm fma or approx")
-    else if (m ~ /-ftz$/) bad += some(m, "ftz", "", "the variant flushes to zero")
-  }
+  for (i = 1; i <= nmode; i++) bad += promises(modes[i])
   exit bad ? 1 : 0
+}
+function promises(m,   bad, f, j, missing, div_exact, sqrt_exact) {
+  f = flags[m] " "
+  missing = ""
+  for (j = 1; j <= nk; j++) if (!((m, kn[j]) in present)) missing = missing " " kn[j]
+  printf "%s %s: every kernel audited%s\n", (missing == "" ? "ok  " : "FAIL"), m, (missing == "" ? "" : " (missing" missing ")")
+  bad = missing != ""
+  # Products, sums and differences.
+  if (arith[m] == "rn") {
+    bad += none(m, "plain.f32", "no f32 mul/add/sub that ptxas could contract")
+    bad += none(m, "plain.f64", "no f64 mul/add/sub that ptxas could contract")
+    if (exp_[m] != "libm") bad += none(m, "any.fma", "no fused multiply-add (fma, mad)")
+  } else if (f ~ / -fmad=true /) bad += some(m, "fma.f32", "fma.f64", "operators contracted into fma")
+  # Division and sqrt: the operator is correctly rounded under -prec-div=true and
+  # -prec-sqrt=true, and always in double.
+  div_exact = div[m] == "rn" || (div[m] == "op" && (prec[m] == "double" || f ~ / -prec-div=true /))
+  sqrt_exact = sqrt_[m] == "rn" || (sqrt_[m] == "op" && (prec[m] == "double" || f ~ / -prec-sqrt=true /))
+  if (div_exact) {
+    bad += none(m, "div.apx", "no approximate division")
+    bad += none(m, "div.full", "no 2-ulp division")
+  } else bad += some(m, "div.apx", "div.full", "approximate division")
+  if (sqrt_exact) bad += none(m, "sqrt.apx", "no approximate sqrt")
+  else bad += some(m, "sqrt.apx", "", "approximate sqrt")
+  # exp: the libm of CUDA is built on fma and ex2.approx, and flushes inside (docs/modes.md, ieee).
+  if (exp_[m] == "fast") bad += some(m, "ex2", "", "ex2.approx for __expf")
+  else if (exp_[m] == "libm") bad += some(m, "any.fma", "any.approx", "libm fma or approx")
+  else if (div_exact && sqrt_exact) bad += none(m, "any.approx", "no approximate instruction")
+  if (f ~ / -ftz=true /) bad += some(m, "ftz", "", "flush to zero")
+  else if (exp_[m] != "libm") bad += none(m, "ftz", "no flush to zero")
+  return bad
 }
 function none(m, c, what,   v) {
   v = cell(tot[m, c])

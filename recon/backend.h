@@ -15,22 +15,20 @@ extern "C" {
 
 typedef enum { DBTR_ALGO_TRANSMISSION = 0, DBTR_ALGO_EMISSION = 1 } dbtr_algo;
 typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1 } dbtr_precision;
+/* The GPU backend's floating-point modes, one for each row of recon/modes.def and in its
+ * order: first the modes users pick (DBTR_MODE_FAST, ...), then the single-change variants of
+ * the match modes that `dbtr validate --explain` runs (DBTR_VARIANT_CPU_MATCH_FMA, ...). */
 typedef enum {
-  DBTR_MODE_FAST = 0,
-  DBTR_MODE_IEEE,
-  DBTR_MODE_CPU_MATCH,
-  DBTR_MODE_DOUBLE,
-  DBTR_MODE_DOUBLE_MATCH,
-  DBTR_MODE_COUNT, /* the five modes users pick; below, single-change variants of the match
-                      modes that `dbtr validate --explain` runs to attribute differences */
-  DBTR_VARIANT_CPU_MATCH_FMA = DBTR_MODE_COUNT,
-  DBTR_VARIANT_CPU_MATCH_APPROX_DIV,
-  DBTR_VARIANT_CPU_MATCH_LIBM_EXP,
-  DBTR_VARIANT_CPU_MATCH_FAST_EXP,
-  DBTR_VARIANT_CPU_MATCH_FTZ,
-  DBTR_VARIANT_DOUBLE_MATCH_FMA,
-  DBTR_VARIANT_DOUBLE_MATCH_LIBM_EXP,
-  DBTR_MODE_ALL_COUNT
+#define DBTR_MODE(id, ID, ...) DBTR_MODE_##ID,
+#define DBTR_VARIANT(id, ID, ...) DBTR_VARIANT_##ID,
+#include "recon/modes.def"
+  DBTR_MODE_ALL_COUNT,
+  /* The number of modes users pick, one for each DBTR_MODE row (recon/backend.c checks
+   * that they come first). */
+  DBTR_MODE_COUNT = 0
+#define DBTR_MODE(...) +1
+#define DBTR_VARIANT(...)
+#include "recon/modes.def"
 } dbtr_gpu_mode;
 
 /* What a backend reconstructs. The pointers must outlive the backend. */
@@ -71,11 +69,16 @@ int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_p
 /* 1 if a CUDA device can be used (its name copied into name), else 0. */
 int dbtr_gpu_available(char *name, unsigned long name_len);
 
+/* The name users write ("cpu-match", "cpu-match+fma"); "unknown" outside the table. */
 const char *dbtr_gpu_mode_name(dbtr_gpu_mode m);
-/* "fast", "ieee", "cpu-match", "double", "double-match", or a variant name such as
- * "cpu-match+fma"; DBTR_EINVAL for anything else. */
+/* The mode or variant of that name; DBTR_EINVAL, listing the modes users pick, for anything
+ * else. */
 int dbtr_gpu_mode_parse(const char *s, dbtr_gpu_mode *out);
 dbtr_precision dbtr_gpu_mode_precision(dbtr_gpu_mode m);
+/* The variants `dbtr validate --explain` runs beside mode m, each one change away from the
+ * match mode of m's precision: writes the first max of them to out (out may be NULL when max
+ * is 0) and returns how many there are; 0 for the match modes and the variants. */
+size_t dbtr_gpu_mode_variants(dbtr_gpu_mode m, dbtr_gpu_mode *out, size_t max);
 size_t dbtr_precision_size(dbtr_precision p);
 
 #ifdef __cplusplus

@@ -1,10 +1,11 @@
 # tests/ptx_audit.cmake: the instruction audit of the floating-point modes (docs/modes.md).
-# kernels/ptx_audit.sh --check compiles kernels/backend_mode.cu to PTX once per mode, with the
-# flags kernels/CMakeLists.txt gives it, and checks what the modes promise: no fma, .approx,
-# .ftz or contractible mul/add/sub in cpu-match and double-match; approximate division or exp
-# and FTZ in fast; no approximate division or sqrt in ieee and double; and each single-change
-# variant shows its one change (so a clean count is not the audit missing things). It needs
-# nvcc but no GPU, so it carries the cpu label; about a second per mode.
+# kernels/ptx_audit.sh --check compiles kernels/backend_mode.cu to PTX once per row of
+# recon/modes.def, as the build does, and checks the promises each row's columns make: no
+# fma or contractible mul/add/sub where products and sums are explicitly rounded, no .approx
+# where division, sqrt and exp are exact, no .ftz without -ftz=true (CUDA's exp, which uses
+# all three inside, aside); and each approximation, contraction or flush a row asks for shows
+# (so that a clean count is not the audit missing things). It needs nvcc but no GPU, so it
+# carries the cpu label; about a second per mode.
 if(DBTR_HAVE_CUDA)
   # The PTX of the first architecture the build targets; the promises hold for any.
   set(dbtr_ptx_arch sm_90)
