@@ -359,6 +359,13 @@ int cli_convert_system(const char *text, void *target, char *why, size_t why_len
   return 1;
 }
 
+/* The modes users pick, from recon/modes.def, on one line. */
+static void list_modes(FILE *f, int indent) {
+  fprintf(f, "%*sone of:", indent, "");
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) fprintf(f, " %s", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+  fprintf(f, "\n");
+}
+
 void cli_list_systems(FILE *f, int indent) {
   for (const dbtr_system *const *s = dbtr_system_list(); *s; s++)
     fprintf(f, "%*s%-8s %s\n", indent, "", (*s)->name, (*s)->description);
@@ -401,9 +408,8 @@ static const cli_opt backend_rows[] = {
      .help = "cpu, gpu, or auto: the GPU when there is one, else the CPU", .def = "auto",
      .choices = CLI_CHOICES("cpu", "gpu", "auto")},
     {"--mode", 0, CLI_CUSTOM, offsetof(cli_backend_opts, mode), "M",
-     .help = "GPU mode: fast, ieee, cpu-match, double, double-match (docs/modes.md);\n"
-     "on the CPU, double modes compute in double",
-     .def = "cpu-match", .convert = convert_mode},
+     .help = "GPU mode (docs/modes.md); on the CPU, double modes compute in double",
+     .def = "cpu-match", .convert = convert_mode, .more_help = list_modes},
     {"--precision", 0, CLI_CHOICE, offsetof(cli_backend_opts, precision), "P",
      .help = "CPU precision, float or double (default: as the mode)", .choices = CLI_CHOICES("float", "double")},
     {"--threads", 0, CLI_INT, offsetof(cli_backend_opts, threads), "N", .help = "CPU threads (default: all)", .min = 0,

@@ -27,8 +27,8 @@ typedef struct {
 
 static const cli_opt validate_rows[] = {
     {"--modes", 0, CLI_STRING, offsetof(vopts, modes), "LIST",
-     .help = "fast,ieee,cpu-match,double,double-match (default: all five with a\n"
-             "GPU, cpu-1-thread,cpu-float without); the CPU paths may be listed too"},
+     .help = "GPU modes and CPU paths, comma separated (default: every mode dbtr --mode\n"
+             "takes with a GPU, cpu-1-thread,cpu-float without); CPU paths: cpu-1-thread, cpu-float"},
     {"--iterations", 0, CLI_SIZE, offsetof(vopts, iterations), "N", .help = "iterations", .def = "6", .min = 1,
      .max = 10000},
     {"--subsets", 0, CLI_SIZE, offsetof(vopts, subsets), "S", .help = "ordered subsets", .def = "1", .min = 1,
@@ -272,7 +272,10 @@ int dbtr_cmd_validate(int argc, char **argv) {
   if (!parse_args(cmd, argc, argv, &o, &ex)) return ex;
   char gpu_name[256];
   int gpu = dbtr_gpu_available(gpu_name, sizeof gpu_name);
-  if (!o.modes) o.modes = gpu ? "fast,ieee,cpu-match,double,double-match" : "cpu-1-thread,cpu-float";
+  char all[256] = "";
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) /* every mode users pick (recon/modes.def) */
+    snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+  if (!o.modes) o.modes = gpu ? all : "cpu-1-thread,cpu-float";
   char buf[2 * MAX_NAMES];
   const char *names[MAX_NAMES];
   size_t n_names;

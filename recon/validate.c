@@ -8,21 +8,6 @@
 
 #include "recon/error.h"
 
-/* The single changes that separate each mode from its match mode (docs/validation.md),
- * which --explain runs after the mode. The modes without variants get none. */
-static size_t explain_variants(dbtr_gpu_mode m, const dbtr_gpu_mode **out) {
-  static const dbtr_gpu_mode fast_v[] = {DBTR_VARIANT_CPU_MATCH_FMA, DBTR_VARIANT_CPU_MATCH_APPROX_DIV,
-                                         DBTR_VARIANT_CPU_MATCH_FAST_EXP, DBTR_VARIANT_CPU_MATCH_FTZ};
-  static const dbtr_gpu_mode ieee_v[] = {DBTR_VARIANT_CPU_MATCH_FMA, DBTR_VARIANT_CPU_MATCH_LIBM_EXP};
-  static const dbtr_gpu_mode double_v[] = {DBTR_VARIANT_DOUBLE_MATCH_FMA, DBTR_VARIANT_DOUBLE_MATCH_LIBM_EXP};
-  switch (m) {
-  case DBTR_MODE_FAST: *out = fast_v; return sizeof fast_v / sizeof fast_v[0];
-  case DBTR_MODE_IEEE: *out = ieee_v; return sizeof ieee_v / sizeof ieee_v[0];
-  case DBTR_MODE_DOUBLE: *out = double_v; return sizeof double_v / sizeof double_v[0];
-  default: *out = NULL; return 0;
-  }
-}
-
 /* What a path name means: one of the two CPU paths, or a GPU mode or variant. */
 static int parse_path(const char *name, dbtr_vpath *p) {
   memset(p, 0, sizeof *p);
@@ -80,8 +65,11 @@ static int add_paths(dbtr_validate *v, const dbtr_validate_opts *o) {
     size_t idx;
     int rc = add_path(v, o->paths[i], -1, &idx);
     if (rc) return rc;
-    const dbtr_gpu_mode *var = NULL;
-    size_t nv = o->explain && v->paths[idx].is_gpu ? explain_variants(v->paths[idx].mode, &var) : 0;
+    /* The single changes that separate a mode from its match mode (recon/modes.def), which
+     * --explain runs right after the mode. */
+    dbtr_gpu_mode var[DBTR_MODE_ALL_COUNT];
+    size_t nv = 0;
+    if (o->explain && v->paths[idx].is_gpu) nv = dbtr_gpu_mode_variants(v->paths[idx].mode, var, DBTR_MODE_ALL_COUNT);
     for (size_t k = 0; k < nv; k++) {
       size_t vi;
       if ((rc = add_path(v, dbtr_gpu_mode_name(var[k]), (int)idx, &vi))) return rc;
