@@ -132,9 +132,10 @@ __global__ void k_reduce(const double *partial, size_t n, double *out) {
   block_sum_store(acc, out);
 }
 
-/* The update of voxel j from its two sums; update: 1 transmission, 2 emission. */
+/* The update of voxel j from its two sums; update is a dbtr_update, DBTR_UPDATE_TRANSMISSION or
+ * DBTR_UPDATE_EMISSION (the kernels take it as an int). */
 __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
-  vol[j] = update == 1 ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
+  vol[j] = update == DBTR_UPDATE_TRANSMISSION ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
 }
 
 /* The gather back projection with the update, for separable views: one thread per
@@ -268,6 +269,7 @@ typedef struct {
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
   int transmission;
+  dbtr_update update; /* what the gathers do with each voxel's sums */
   size_t n_subsets;
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
@@ -301,17 +303,17 @@ static int launch_forward(state *s, const int *views, int n) {
   return 0;
 }
 
-static int launch_gather(state *s, const int *views, int n, int update) {
+static int launch_gather(state *s, const int *views, int n) {
   if (s->sep.on) {
     int tiles_x = (s->nx + GS_X * DBTR_XPAIR - 1) / (GS_X * DBTR_XPAIR), tiles_y = (s->sep.n_groups + GS_Y - 1) / GS_Y;
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
     k_gather_sep<<<blocks, dim3(GS_X, GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz, s->n_cols, s->npix,
-                                                 tiles_x, update);
+                                                 tiles_x, s->update);
   } else {
     int tx = GX * MICRO, ty = GY * MICRO, tiles_x = (s->nx + tx - 1) / tx, tiles_y = (s->ny + ty - 1) / ty;
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
     k_gather<<<blocks, dim3(GX, GY, 1)>>>(views, n, s->foot, s->rays, s->e, s->vol, s->nx, s->ny, s->nz, s->n_rows,
-                                          s->n_cols, tiles_x, update);
+                                          s->n_cols, tiles_x, s->update);
   }
   DBTR_CUDA_LAUNCHED();
   return 0;
@@ -322,7 +324,7 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   const int *views = s->sched + s->subset_start[sub];
   int n = (int)(s->subset_start[sub + 1] - s->subset_start[sub]);
   int rc = launch_forward(s, views, n);
-  if (!rc) rc = launch_gather(s, views, n, s->transmission ? 1 : 2);
+  if (!rc) rc = launch_gather(s, views, n);
   if (rc) return rc;
   double f;
   DBTR_CUDA_TRY(cudaMemcpy(&f, s->fit, sizeof f, cudaMemcpyDeviceToHost));
@@ -365,7 +367,7 @@ static int median_ms(state *s, int repeats, int what, double *out) {
   for (int r = 0; r < repeats && !rc; r++) {
     cudaEventRecord(a);
     if (what == 0) rc = launch_forward(s, s->all_views, (int)s->n_views);
-    else if (what == 1) rc = launch_gather(s, s->all_views, (int)s->n_views, s->transmission ? 1 : 2);
+    else if (what == 1) rc = launch_gather(s, s->all_views, (int)s->n_views);
     else {
       double f = 0.0;
       dbtr_backend tmp;
@@ -506,6 +508,7 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   s->n_views = g->n_views;
   s->npix = g->n_rows * g->n_cols;
   s->transmission = prob->algo == DBTR_ALGO_TRANSMISSION;
+  s->update = s->transmission ? DBTR_UPDATE_TRANSMISSION : DBTR_UPDATE_EMISSION;
   s->n_subsets = prob->n_subsets;
   s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
   s->subset_start = (size_t *)malloc((prob->n_subsets + 1) * sizeof(size_t));
