@@ -12,12 +12,9 @@
  * check writes 1 to one flag; no value but 1 is ever written there, so the threads that
  * race to it agree. */
 
-/* Grid-stride loop over [0, n). */
-#define SEP_FOR(i, n) for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
-
 __global__ void k_sep_rays(const T *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
-  SEP_FOR(i, n_views * npix) {
+  DBTR_SETUP_FOR(i, n_views * npix) {
     size_t k = i / npix, p = i % npix;
     if (!g_ray_separable(rays + 4 * k * npix, (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), n_cols)) *flag = 1;
   }
@@ -27,7 +24,7 @@ __global__ void k_sep_rays(const T *rays, size_t n_views, int n_rows, int n_cols
 __global__ void k_sep_cross(const T *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx, int ny, CROSS *cx,
                             CROSS *cy) {
   size_t per = (size_t)n_cols + (size_t)n_rows, npix = (size_t)n_rows * (size_t)n_cols;
-  SEP_FOR(i, n_views * (size_t)nz * per) {
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
     size_t kz = i / per, q = i % per, k = kz / (size_t)nz;
     int z = (int)(kz % (size_t)nz);
     const T *rk = rays + 4 * k * npix;
@@ -45,7 +42,7 @@ __global__ void k_sep_cross(const T *rays, size_t n_views, int nz, int n_rows, i
 __global__ void k_sep_slots(const FOOT *foot, size_t n_views, int nz, int n_rows, int n_cols, int nx, int ny,
                             sep_tables sep) {
   size_t per = (size_t)nx + (size_t)ny;
-  SEP_FOR(i, n_views * (size_t)nz * per) {
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
     size_t kz = i / per, q = i % per;
     T span[4];
     int ok;
@@ -65,7 +62,7 @@ __global__ void k_sep_slots(const FOOT *foot, size_t n_views, int nz, int n_rows
 __global__ void k_sep_check(const FOOT *foot, size_t n_views, int nz, int n_rows, int n_cols, int nx, int ny,
                             sep_tables sep) {
   size_t slice = (size_t)nx * (size_t)ny;
-  SEP_FOR(i, n_views * (size_t)nz * slice) {
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * slice) {
     size_t kz = i / slice, q = i % slice, x = q % (size_t)nx, y = q / (size_t)nx;
     if (!g_slots_match(&foot[kz], (int)x, (int)y, n_rows, n_cols, sep.xs[kz * (size_t)nx + x], sep.ys[kz * (size_t)ny + y]))
       *sep.flag = 1;
@@ -74,7 +71,7 @@ __global__ void k_sep_check(const FOOT *foot, size_t n_views, int nz, int n_rows
 
 __global__ void k_sep_groups(size_t n_views, int nz, int ny, sep_tables sep) {
   size_t ng = (size_t)sep.n_groups;
-  SEP_FOR(i, n_views * (size_t)nz * ng) {
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * ng) {
     size_t kz = i / ng, gi = i % ng;
     dbtr_slots s[DBTR_GROUP];
     T w[DBTR_GROUP][DBTR_SLOTW];
@@ -86,8 +83,6 @@ __global__ void k_sep_groups(size_t n_views, int nz, int ny, sep_tables sep) {
     if (!g_group_slots(s, w, &sep.gs[i], &sep.gw[i])) *sep.flag = 1;
   }
 }
-
-#undef SEP_FOR
 
 /* Whether every view's detector has u along x and v along y exactly (in index units, as
  * the projectors see them): the condition under which ray records can be separable. */
@@ -106,7 +101,7 @@ static void sep_plan(state *s, const dbtr_geom *g, const dbtr_grid *grid) {
   memset(t, 0, sizeof *t);
   if (!sep_possible(g, grid)) return;
   size_t vz = s->n_views * (size_t)s->nz;
-  t->n_groups = (s->ny + DBTR_GROUP - 1) / DBTR_GROUP;
+  t->n_groups = DBTR_N_GROUPS(s->ny);
   dbtr__gpu_arena *a = &s->arena;
   dbtr__gpu_arena_plan(a, (void **)&t->cx, vz * (size_t)s->n_cols, sizeof(CROSS));
   dbtr__gpu_arena_plan(a, (void **)&t->cy, vz * (size_t)s->n_rows, sizeof(CROSS));
@@ -125,18 +120,18 @@ static void sep_plan(state *s, const dbtr_geom *g, const dbtr_grid *grid) {
 static int sep_build(state *s) {
   sep_tables *t = &s->sep;
   if (!t->cx) return 0;
-  const unsigned grid = 1024;
+  const unsigned grid = DBTR_SETUP_BLOCKS;
   int found = 0;
   DBTR_CUDA_TRY(cudaMemset(t->flag, 0, sizeof(int)));
-  k_sep_rays<<<grid, BLOCK>>>(s->rays, s->n_views, s->n_rows, s->n_cols, t->flag);
+  k_sep_rays<<<grid, DBTR_BLOCK>>>(s->rays, s->n_views, s->n_rows, s->n_cols, t->flag);
   DBTR_CUDA_LAUNCHED();
-  k_sep_cross<<<grid, BLOCK>>>(s->rays, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, t->cx, t->cy);
+  k_sep_cross<<<grid, DBTR_BLOCK>>>(s->rays, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, t->cx, t->cy);
   DBTR_CUDA_LAUNCHED();
-  k_sep_slots<<<grid, BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);
+  k_sep_slots<<<grid, DBTR_BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);
   DBTR_CUDA_LAUNCHED();
-  k_sep_check<<<grid, BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);
+  k_sep_check<<<grid, DBTR_BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);
   DBTR_CUDA_LAUNCHED();
-  k_sep_groups<<<grid, BLOCK>>>(s->n_views, s->nz, s->ny, *t);
+  k_sep_groups<<<grid, DBTR_BLOCK>>>(s->n_views, s->nz, s->ny, *t);
   DBTR_CUDA_LAUNCHED();
   DBTR_CUDA_TRY(cudaMemcpy(&found, t->flag, sizeof found, cudaMemcpyDeviceToHost));
   t->on = !found;

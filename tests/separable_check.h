@@ -1,5 +1,5 @@
-/* tests/separable_check.h: the separable gather of recon/proj_impl.h ("Separable views")
- * against the per-pixel one, on the CPU, in one precision. Included by
+/* tests/separable_check.h: the separable gather of kernels/separable.h against the
+ * per-pixel one, on the CPU, in one precision. Included by
  * tests/test_separable.c once per precision, with
  *   ST       the type (float or double)
  *   SF(name) the shared function `name` of that precision (t_name_f, t_name_d)

@@ -1,20 +1,34 @@
-/* tests/test_separable.c: the separable gather (recon/proj_impl.h, "Separable views"),
- * which the GPU uses for every preset, against the per-pixel reference, on the CPU: the same
+/* tests/test_separable.c: the GPU's separable gather (kernels/separable.h), which it uses for
+ * every preset, against the per-pixel reference, on the CPU: the same
  * bits for every forward ray and every voxel's gather, in float and in double, for every
  * preset shape at test size; and a turned detector is recognised as not separable. */
 #include <string.h>
 
+#include "kernels/layout.h"
 #include "recon/rays.h"
 #include "tests/problems.h"
 #include "tests/test.h"
 
-/* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h). */
+/* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h), and the
+ * GPU's separable gather over it. */
 #define DBTR_FN(name) t_##name##_f
 #define DBTR_CPU_DOUBLE 0
 #include "recon/cpu_arith.h"
+#define DBTR_T float
+#define DBTR_FN(name) t_##name##_f
+#define DBTR_FOOT dbtr_footprint_f
+#define DBTR_CROSS dbtr_cross_f
+#define DBTR_GROUPW dbtr_groupw_f
+#include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_d
 #define DBTR_CPU_DOUBLE 1
 #include "recon/cpu_arith.h"
+#define DBTR_T double
+#define DBTR_FN(name) t_##name##_d
+#define DBTR_FOOT dbtr_footprint_d
+#define DBTR_CROSS dbtr_cross_d
+#define DBTR_GROUPW dbtr_groupw_d
+#include "kernels/separable.h"
 
 static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
