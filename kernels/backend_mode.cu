@@ -52,28 +52,19 @@ typedef MODE_GROUPW GROUPW;
  * objects define the same kernel names. */
 namespace {
 
-/* The separable gather over the shared arithmetic above, in this mode. (Its headers are all
- * included above, so that including it here adds nothing but its own functions.) */
+/* The separable gather, its tables (sep_tables: on, k_gather_sep runs) and their builder, over
+ * the shared arithmetic above, in this mode. Inside the namespace, as everything of the mode
+ * is; the headers it includes were all included above, so they add nothing here. */
 #define DBTR_T MODE_T
 #define DBTR_FN(name) g_##name
 #define DBTR_FOOT MODE_FOOT
 #define DBTR_CROSS MODE_CROSS
+#define DBTR_SLOTW_T MODE_SLOTW
 #define DBTR_GROUPW MODE_GROUPW
+#define DBTR_SEP_TABLES sep_tables
 #define DBTR_LOAD_PAIR MODE_LOAD_PAIR
 #define DBTR_LOAD_GROUP MODE_LOAD4
 #include "kernels/separable.h"
-
-/* The separable tables of every view and slice (kernels/layout.h), built at set-up
- * (kernels/sep_setup.cuh). The gather reads xs, xw, gs and gw; the rest serve the set-up. */
-typedef struct {
-  int on;                    /* 1: the views are separable and k_gather_sep runs */
-  int n_groups;              /* groups of DBTR_GROUP voxel rows */
-  CROSS *cx, *cy;            /* (n_views, nz, n_cols), (n_views, nz, n_rows) */
-  dbtr_slots *xs, *ys, *gs;  /* (n_views, nz, nx), (n_views, nz, ny), (n_views, nz, n_groups) */
-  SLOTW *xw, *yw;            /* (n_views, nz, nx), (n_views, nz, ny) */
-  GROUPW *gw;                /* (n_views, nz, n_groups) */
-  int *flag;                 /* 1 once anything is found not separable */
-} sep_tables;
 
 __device__ dbtr_slots load_slots(const dbtr_slots *p) {
   int2 v = __ldg((const int2 *)p);
@@ -166,7 +157,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
     for (int a = 0; a < DBTR_XPAIR; a++) {
       int x = x0 + a * DBTR_GS_X;
       T w4[DBTR_SLOTW];
-      xs[a] = dbtr_slots{0, 0};
+      xs[a] = DBTR_NO_SLOTS;
       for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = (T)0;
       if (x < nx) {
         xs[a] = load_slots(&sep.xs[kz * (size_t)nx + (size_t)x]);
@@ -307,8 +298,8 @@ static int launch_gather(state *s, const int *views, int n) {
   if (s->sep.on) {
     int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X), tiles_y = DBTR_TILES(s->sep.n_groups, DBTR_GS_Y);
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
-    k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz, s->n_cols,
-                                                           s->npix, tiles_x, s->update);
+    k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz,
+                                                           s->n_cols, s->npix, tiles_x, s->update);
   } else {
     int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;

@@ -95,6 +95,12 @@ enum { DBTR_SLOTS = 3 };
 typedef struct {
   int p0, n;
 } dbtr_slots;
+/* No slots, as a value in C and in C++ (which has no compound literals). */
+#ifdef __cplusplus
+#define DBTR_NO_SLOTS (dbtr_slots{0, 0})
+#else
+#define DBTR_NO_SLOTS ((dbtr_slots){0, 0})
+#endif
 /* The axis weight of each slot for its voxel; 0 past n or where the pixel's crossing does
  * not touch the voxel. Stored DBTR_SLOTW wide (the rest 0), so that they are one 16-byte
  * load in float. */

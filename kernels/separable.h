@@ -1,6 +1,6 @@
-/* kernels/separable.h: the GPU's separable gather, written once for the kernels
- * (kernels/backend_mode.cu) and for the CPU test that checks it against the reference
- * (tests/test_separable.c).
+/* kernels/separable.h: the GPU's separable gather and the builder of its tables, written
+ * once for the kernels (kernels/backend_mode.cu, kernels/sep_setup.cuh) and for the CPU test
+ * that checks them against the reference (tests/test_separable.c).
  *
  * When a view's detector columns run along x and its rows along y (every preset), a ray
  * record's x part (ax, bx) is the same for every pixel of a column and its y part for every
@@ -11,16 +11,19 @@
  * (gather_sep). Every value looked up is one the functions of recon/proj_impl.h compute, and
  * every sum has the same terms in the same order, so the results are gather_view's, bit for
  * bit: this file does no floating-point arithmetic of its own, only look-ups and calls to
- * those functions. The GPU backend checks on the device that a view is separable in exactly
- * this sense (ray_separable, slots_match) before it uses the tables (kernels/sep_setup.cuh);
- * tests/test_separable.c checks the sums against gather_view on the CPU. The tables' shapes
- * and the thread layout they serve are in kernels/layout.h.
+ * those functions. Before the gather uses the tables, the set-up checks that a view is
+ * separable in exactly this sense (ray_separable, slots_match; "The builder" below), on the
+ * device (kernels/sep_setup.cuh) and, with the same code, in tests/test_separable.c, which
+ * also checks the sums against gather_view on the CPU. The tables' shapes and the thread
+ * layout they serve are in kernels/layout.h.
  *
  * A template, like recon/proj_impl.h: include it after an instance of that file, with
  *   DBTR_T, DBTR_FN(name)  that instance's type and names (its functions are called, and
  *                          this file's are named, by DBTR_FN)
  *   DBTR_FOOT              dbtr_footprint_f / _d (recon/rays.h)
- *   DBTR_CROSS, DBTR_GROUPW  dbtr_cross_f / _d, dbtr_groupw_f / _d (kernels/layout.h)
+ *   DBTR_CROSS, DBTR_SLOTW_T, DBTR_GROUPW  dbtr_cross_f / _d, dbtr_slotw_f / _d,
+ *                          dbtr_groupw_f / _d (kernels/layout.h)
+ *   DBTR_SEP_TABLES        the name this instance gives its tables type
  *   DBTR_LOAD_PAIR(a, b, src), DBTR_LOAD_GROUP(dst, src)  optional: copy a pixel's pair
  *                          (e1, e2), and the DBTR_GROUP row weights of one union row (kernels
  *                          use one vector load each); they move bits, compute nothing
@@ -40,6 +43,18 @@
 #endif
 
 #define T DBTR_T
+
+/* The tables of every view and slice. The gather reads xs, xw, gs and gw; the rest serve the
+ * set-up. */
+typedef struct {
+  int on;                   /* 1: the views are separable and the gather may use the tables */
+  int n_groups;             /* groups of DBTR_GROUP voxel rows: DBTR_N_GROUPS(ny) */
+  DBTR_CROSS *cx, *cy;      /* (n_views, nz, n_cols), (n_views, nz, n_rows) */
+  dbtr_slots *xs, *ys, *gs; /* (n_views, nz, nx), (n_views, nz, ny), (n_views, nz, n_groups) */
+  DBTR_SLOTW_T *xw, *yw;    /* (n_views, nz, nx), (n_views, nz, ny) */
+  DBTR_GROUPW *gw;          /* (n_views, nz, n_groups) */
+  int *flag;                /* set to 1 once anything is found not separable */
+} DBTR_SEP_TABLES;
 
 /* Whether two values have the same bits (so -0 differs from +0). */
 static inline DBTR_HD int DBTR_FN(same_bits)(T a, T b) {
@@ -166,11 +181,100 @@ static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_XPAIR], 
   }
 }
 
+/* ---- The builder ----
+ * Each step fills or checks one table for every view and slice, an element per pass of
+ * DBTR_SETUP_FOR (kernels/layout.h): spread over the threads of one set-up kernel on the
+ * device (kernels/sep_setup.cuh, which runs the steps in this order), in a plain loop in the
+ * CPU test. A step reads only tables that earlier steps filled. Each check writes 1 to
+ * *flag; no value but 1 is ever written there, so the threads that race to it agree. rays
+ * holds the ray records of every view, (n_views, n_rows, n_cols, 4); foot the footprints,
+ * (n_views, nz). */
+
+/* Every pixel's ray record has its column's x part and its row's y part (ray_separable). */
+static inline DBTR_HD void DBTR_FN(sep_rays)(const T *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
+  size_t npix = (size_t)n_rows * (size_t)n_cols;
+  DBTR_SETUP_FOR(i, n_views * npix) {
+    size_t k = i / npix, p = i % npix;
+    if (!DBTR_FN(ray_separable)(rays + 4 * k * npix, (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), n_cols))
+      *flag = 1;
+  }
+}
+
+/* The crossings of every column (from row 0's records) and every row (from column 0's). */
+static inline DBTR_HD void DBTR_FN(sep_cross)(const T *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx,
+                                              int ny, DBTR_CROSS *cx, DBTR_CROSS *cy) {
+  size_t per = (size_t)n_cols + (size_t)n_rows, npix = (size_t)n_rows * (size_t)n_cols;
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
+    size_t kz = i / per, q = i % per, k = kz / (size_t)nz;
+    int z = (int)(kz % (size_t)nz);
+    const T *rk = rays + 4 * k * npix;
+    if (q < (size_t)n_cols)
+      DBTR_FN(cross_store)(rk[4 * q], rk[4 * q + 1], z, nx, &cx[kz * (size_t)n_cols + q]);
+    else {
+      size_t r = q - (size_t)n_cols, p = r * (size_t)n_cols;
+      DBTR_FN(cross_store)(rk[4 * p + 2], rk[4 * p + 3], z, ny, &cy[kz * (size_t)n_rows + r]);
+    }
+  }
+}
+
+/* The column slots of every voxel index x (its span on row 0) and the row slots of every y
+ * (its span on column 0); sep_check then compares them with every voxel's own box. */
+static inline DBTR_HD void DBTR_FN(sep_slots)(const DBTR_FOOT *foot, size_t n_views, int nz, int n_rows, int n_cols,
+                                              int nx, int ny, DBTR_SEP_TABLES sep) {
+  size_t per = (size_t)nx + (size_t)ny;
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
+    size_t kz = i / per, q = i % per;
+    T span[4];
+    int ok;
+    if (q < (size_t)nx) {
+      DBTR_FN(candidate_span)(&foot[kz], (int)q, 0, n_rows, n_cols, span);
+      size_t j = kz * (size_t)nx + q;
+      ok = DBTR_FN(axis_slots)(sep.cx + kz * (size_t)n_cols, span[0], span[1], n_cols, (int)q, &sep.xs[j], sep.xw[j].w);
+    } else {
+      size_t y = q - (size_t)nx, j = kz * (size_t)ny + y;
+      DBTR_FN(candidate_span)(&foot[kz], 0, (int)y, n_rows, n_cols, span);
+      ok = DBTR_FN(axis_slots)(sep.cy + kz * (size_t)n_rows, span[2], span[3], n_rows, (int)y, &sep.ys[j], sep.yw[j].w);
+    }
+    if (!ok) *sep.flag = 1;
+  }
+}
+
+/* Every voxel's slots are its own candidate box (slots_match). */
+static inline DBTR_HD void DBTR_FN(sep_check)(const DBTR_FOOT *foot, size_t n_views, int nz, int n_rows, int n_cols,
+                                              int nx, int ny, DBTR_SEP_TABLES sep) {
+  size_t slice = (size_t)nx * (size_t)ny;
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * slice) {
+    size_t kz = i / slice, q = i % slice, x = q % (size_t)nx, y = q / (size_t)nx;
+    if (!DBTR_FN(slots_match)(&foot[kz], (int)x, (int)y, n_rows, n_cols, sep.xs[kz * (size_t)nx + x],
+                              sep.ys[kz * (size_t)ny + y]))
+      *sep.flag = 1;
+  }
+}
+
+/* The union and the row weights of every group of DBTR_GROUP voxel rows (group_slots); rows
+ * past ny have no slots. */
+static inline DBTR_HD void DBTR_FN(sep_groups)(size_t n_views, int nz, int ny, DBTR_SEP_TABLES sep) {
+  size_t ng = (size_t)sep.n_groups;
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * ng) {
+    size_t kz = i / ng, gi = i % ng;
+    dbtr_slots s[DBTR_GROUP];
+    T w[DBTR_GROUP][DBTR_SLOTW];
+    for (int b = 0; b < DBTR_GROUP; b++) {
+      size_t y = gi * DBTR_GROUP + (size_t)b, j = kz * (size_t)ny + y;
+      s[b] = y < (size_t)ny ? sep.ys[j] : DBTR_NO_SLOTS;
+      for (int u = 0; u < DBTR_SLOTW; u++) w[b][u] = y < (size_t)ny ? sep.yw[j].w[u] : (T)0;
+    }
+    if (!DBTR_FN(group_slots)(s, (const T(*)[DBTR_SLOTW])w, &sep.gs[i], &sep.gw[i])) *sep.flag = 1;
+  }
+}
+
 #undef T
 #undef DBTR_T
 #undef DBTR_FN
 #undef DBTR_FOOT
 #undef DBTR_CROSS
+#undef DBTR_SLOTW_T
 #undef DBTR_GROUPW
+#undef DBTR_SEP_TABLES
 #undef DBTR_LOAD_PAIR
 #undef DBTR_LOAD_GROUP
