@@ -52,9 +52,9 @@ typedef MODE_GROUPW GROUPW;
  * objects define the same kernel names. */
 namespace {
 
-/* The separable gather, its tables (sep_tables: on, k_gather_sep runs) and their builder, over
- * the shared arithmetic above, in this mode. Inside the namespace, as everything of the mode
- * is; the headers it includes were all included above, so they add nothing here. */
+/* The separable gather, its tables (sep_tables; k_gather_sep runs while sep.on) and their
+ * builder, over the shared arithmetic above, in this mode. Inside the namespace, as everything
+ * of the mode is; the headers it includes were all included above, so they add nothing here. */
 #define DBTR_T MODE_T
 #define DBTR_FN(name) g_##name
 #define DBTR_FOOT MODE_FOOT
@@ -92,9 +92,9 @@ __device__ void block_sum_store(double v, double *out) {
 }
 
 /* One block per DBTR_BLOCK pixels of a detector row of one view; the subset's n views of the
- * same stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable views
- * could take their crossings from the tables too; measured, that was no faster: the forward
- * projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
+ * same stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable
+ * views could take their crossings from the tables too; measured, that was no faster: the
+ * forward projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
 __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const T *rays, const T *lens,
                           const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
                           T *e, double *partial) {
