@@ -6,7 +6,7 @@
  *               [--rotate DEG]
  *
  * --rotate turns every view's detector by DEG about z, which makes the views non-separable
- * (recon/proj_impl.h), so the GPU runs its per-pixel gather: its speed on the same
+ * (kernels/separable.h), so the GPU runs its per-pixel gather: its speed on the same
  * problem size.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "kernels/gpu.h"
+#include "kernels/layout.h"
 #include "phantoms/systems.h"
 #include "recon/cpu.h"
 #include "recon/error.h"
@@ -216,7 +217,7 @@ int main(int argc, char **argv) {
 
   /* The floor, counted (docs/performance.md). */
   geometry_means gm = means(&g, &grid);
-  double ngroups = (double)((grid.ny + DBTR_GROUP - 1) / DBTR_GROUP), vz = (double)(g.n_views * grid.nz);
+  double ngroups = (double)DBTR_N_GROUPS(grid.ny), vz = (double)(g.n_views * grid.nz);
   problem_size ps = {(double)np, (double)grid.nz, (double)nv, (double)nv * (double)g.n_views, vz * (double)grid.nx,
                      vz * ngroups};
   size_t es[2] = {4, 8};

@@ -10,16 +10,12 @@
  *   k_reduce     one block: the partial sums in a fixed order
  *   k_gather_sep one thread per DBTR_XPAIR voxel columns and group of DBTR_GROUP voxel rows
  *                of a slice: the subset's back projection and the voxel update, for
- *                separable views
+ *                separable views (kernels/separable.h)
  *   k_gather     one thread per 2 x 2 voxels of a slice: the same for any other geometry
  * and, once at set-up, the separable tables (kernels/sep_setup.cuh). The volume, data and
  * intermediates stay on the GPU across iterations; the host sees them only at load, at the
- * end and when asked (get_volume, get_projections).
- *
- * Block order: k_forward's blocks run the subset's views of one stretch of a detector row
- * side by side, and the gathers' blocks the slices of one tile of voxel columns, so that
- * the blocks in flight read overlapping data (the volume rows the views' rays cross; the
- * pixels the slices' footprints cover) and it comes from L2 rather than device memory. */
+ * end and when asked (get_volume, get_projections). The thread layout, the block shapes and
+ * the order of the blocks are kernels/layout.h's. */
 #define DBTR_HD __device__
 #include <cuda_runtime.h>
 #include <math.h>
@@ -29,6 +25,7 @@
 #include "kernels/cuda_util.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_internal.h"
+#include "kernels/layout.h"
 #include "recon/crmath.h"
 #include "recon/fit.h"
 #include "recon/rays.h"
@@ -44,11 +41,7 @@ typedef MODE_GROUPW GROUPW;
 #define DBTR_FN(name) g_##name
 #define DBTR_VIEW MODE_VIEW
 #define DBTR_FOOT MODE_FOOT
-#define DBTR_CROSS MODE_CROSS
-#define DBTR_GROUPW MODE_GROUPW
 #define DBTR_LOAD_RAY MODE_LOAD_RAY
-#define DBTR_LOAD_PAIR MODE_LOAD_PAIR
-#define DBTR_LOAD_GROUP MODE_LOAD4
 #include "recon/proj_impl.h"
 
 #define CAT2(a, b) a##b
@@ -59,19 +52,19 @@ typedef MODE_GROUPW GROUPW;
  * objects define the same kernel names. */
 namespace {
 
-enum { BLOCK = 256, GX = 16, GY = 8, GS_X = 32, GS_Y = 8 };
-
-/* The separable tables of every view and slice (recon/rays.h), built at set-up
- * (kernels/sep_setup.cuh). The gather reads xs, xw, gs and gw; the rest serve the set-up. */
-typedef struct {
-  int on;                    /* 1: the views are separable and k_gather_sep runs */
-  int n_groups;              /* groups of DBTR_GROUP voxel rows */
-  CROSS *cx, *cy;            /* (n_views, nz, n_cols), (n_views, nz, n_rows) */
-  dbtr_slots *xs, *ys, *gs;  /* (n_views, nz, nx), (n_views, nz, ny), (n_views, nz, n_groups) */
-  SLOTW *xw, *yw;            /* (n_views, nz, nx), (n_views, nz, ny) */
-  GROUPW *gw;                /* (n_views, nz, n_groups) */
-  int *flag;                 /* 1 once anything is found not separable */
-} sep_tables;
+/* The separable gather, its tables (sep_tables; k_gather_sep runs while sep.on) and their
+ * builder, over the shared arithmetic above, in this mode. Inside the namespace, as everything
+ * of the mode is; the headers it includes were all included above, so they add nothing here. */
+#define DBTR_T MODE_T
+#define DBTR_FN(name) g_##name
+#define DBTR_FOOT MODE_FOOT
+#define DBTR_CROSS MODE_CROSS
+#define DBTR_SLOTW_T MODE_SLOTW
+#define DBTR_GROUPW MODE_GROUPW
+#define DBTR_SEP_TABLES sep_tables
+#define DBTR_LOAD_PAIR MODE_LOAD_PAIR
+#define DBTR_LOAD_GROUP MODE_LOAD4
+#include "kernels/separable.h"
 
 __device__ dbtr_slots load_slots(const dbtr_slots *p) {
   int2 v = __ldg((const int2 *)p);
@@ -88,26 +81,26 @@ __global__ void k_rays(const VIEW *views, size_t n_views, int n_rows, int n_cols
 
 /* Fixed-shape tree over one block's values: the same order on every run. */
 __device__ void block_sum_store(double v, double *out) {
-  __shared__ double s[BLOCK];
+  __shared__ double s[DBTR_BLOCK];
   s[threadIdx.x] = v;
   __syncthreads();
-  for (unsigned w = BLOCK / 2; w > 0; w >>= 1) {
+  for (unsigned w = DBTR_BLOCK / 2; w > 0; w >>= 1) {
     if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
     __syncthreads();
   }
   if (threadIdx.x == 0) *out = s[0];
 }
 
-/* One block per BLOCK pixels of a detector row of one view; the subset's n views of the same
- * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable views
- * could take their crossings from the tables too; measured, that was no faster: the forward
- * projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
+/* One block per DBTR_BLOCK pixels of a detector row of one view; the subset's n views of the
+ * same stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable
+ * views could take their crossings from the tables too; measured, that was no faster: the
+ * forward projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
 __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const T *rays, const T *lens,
                           const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
                           T *e, double *partial) {
   int vi = (int)(blockIdx.x % (unsigned)n);
   unsigned t = blockIdx.x / (unsigned)n;
-  int c = (int)(t % (unsigned)col_tiles) * BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
+  int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
   if (c < n_cols) {
     size_t p = (size_t)views[vi] * (size_t)n_rows * (size_t)n_cols + (size_t)r * (size_t)n_cols + (size_t)c;
@@ -128,26 +121,27 @@ __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int c
 
 __global__ void k_reduce(const double *partial, size_t n, double *out) {
   double acc = 0.0;
-  for (size_t i = threadIdx.x; i < n; i += BLOCK) acc += partial[i];
+  for (size_t i = threadIdx.x; i < n; i += DBTR_BLOCK) acc += partial[i];
   block_sum_store(acc, out);
 }
 
-/* The update of voxel j from its two sums; update: 1 transmission, 2 emission. */
+/* The update of voxel j from its two sums; update is a dbtr_update, DBTR_UPDATE_TRANSMISSION or
+ * DBTR_UPDATE_EMISSION (the kernels take it as an int). */
 __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
-  vol[j] = update == 1 ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
+  vol[j] = update == DBTR_UPDATE_TRANSMISSION ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
 }
 
 /* The gather back projection with the update, for separable views: one thread per
- * DBTR_XPAIR voxel columns (x and x + GS_X, so that a warp's loads stay coalesced) and
- * group of DBTR_GROUP voxel rows of one slice, a block GS_X x DBTR_XPAIR columns by GS_Y
- * groups; consecutive blocks are the slices of one such tile. Each view's slots and weights
- * come from the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). */
+ * DBTR_XPAIR voxel columns (x and x + DBTR_GS_X) and group of DBTR_GROUP voxel rows of one
+ * slice, a block DBTR_SEP_TILE_X columns by DBTR_GS_Y groups (kernels/layout.h); consecutive
+ * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
+ * and each voxel's sums are gather_view's, bit for bit (gather_sep). */
 __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, T *vol, int nx, int ny, int nz,
                              int n_cols, size_t npix, int tiles_x, int update) {
   int z = (int)(blockIdx.x % (unsigned)nz);
   unsigned t = blockIdx.x / (unsigned)nz;
-  int x0 = (int)(t % (unsigned)tiles_x) * GS_X * DBTR_XPAIR + (int)threadIdx.x;
-  int gi = (int)(t / (unsigned)tiles_x) * GS_Y + (int)threadIdx.y;
+  int x0 = (int)(t % (unsigned)tiles_x) * DBTR_SEP_TILE_X + (int)threadIdx.x;
+  int gi = (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
   if (x0 >= nx || gi >= sep.n_groups) return;
   T a1[DBTR_XPAIR][DBTR_GROUP], a2[DBTR_XPAIR][DBTR_GROUP];
 #pragma unroll
@@ -161,9 +155,9 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
     int any = 0;
 #pragma unroll
     for (int a = 0; a < DBTR_XPAIR; a++) {
-      int x = x0 + a * GS_X;
+      int x = x0 + a * DBTR_GS_X;
       T w4[DBTR_SLOTW];
-      xs[a] = dbtr_slots{0, 0};
+      xs[a] = DBTR_NO_SLOTS;
       for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = (T)0;
       if (x < nx) {
         xs[a] = load_slots(&sep.xs[kz * (size_t)nx + (size_t)x]);
@@ -180,7 +174,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
   for (int a = 0; a < DBTR_XPAIR; a++)
 #pragma unroll
     for (int b = 0; b < DBTR_GROUP; b++) {
-      int x = x0 + a * GS_X, y = gi * DBTR_GROUP + b;
+      int x = x0 + a * DBTR_GS_X, y = gi * DBTR_GROUP + b;
       if (x < nx && y < ny)
         update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[a][b], a2[a][b], update);
     }
@@ -196,8 +190,6 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
  * own pixels in the order gather_view() does, so every voxel's sums are the CPU's, bit for
  * bit, with about half the crossings and loads of one thread per voxel.
  */
-enum { MICRO = 2 };
-
 /* The per-pixel walk of the union box [bc0, bc1] x [br0, br1]; ek holds the view's pairs. */
 __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, int nx, int ny, int n_cols, int bc0,
                               int bc1, int br0, int br1, T *a1, T *a2) {
@@ -210,29 +202,29 @@ __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, i
       T wx, wy;
       if (!g_crossing(ray, z, nx, ny, &ix, &iy, &wx, &wy)) continue;
       /* The crossing's 2 x 2 corners must meet the micro-tile's 3 x 3 support lattice. */
-      if (ix < x0 - 1 || ix > x0 + MICRO - 1 || iy < y0 - 1 || iy > y0 + MICRO - 1) continue;
+      if (ix < x0 - 1 || ix > x0 + DBTR_MICRO - 1 || iy < y0 - 1 || iy > y0 + DBTR_MICRO - 1) continue;
       T v1, v2;
       MODE_LOAD_PAIR(v1, v2, ek + 2 * p);
 #pragma unroll
-      for (int v = 0; v < MICRO * MICRO; v++) {
-        T wt = g_weight_at(ix, iy, wx, wy, x0 + v % MICRO, y0 + v / MICRO);
+      for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
+        T wt = g_weight_at(ix, iy, wx, wy, x0 + v % DBTR_MICRO, y0 + v / DBTR_MICRO);
         if (wt != (T)0) g_accumulate(wt, v1, v2, 1, &a1[v], &a2[v]);
       }
     }
 }
 
-/* Blocks of GX x GY threads; consecutive blocks are the slices of one tile. */
+/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile. */
 __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, const T *e, T *vol, int nx, int ny,
                          int nz, int n_rows, int n_cols, int tiles_x, int update) {
   int z = (int)(blockIdx.x % (unsigned)nz);
   unsigned t = blockIdx.x / (unsigned)nz;
-  int x0 = MICRO * ((int)(t % (unsigned)tiles_x) * GX + (int)threadIdx.x);
-  int y0 = MICRO * ((int)(t / (unsigned)tiles_x) * GY + (int)threadIdx.y);
+  int x0 = DBTR_MICRO * ((int)(t % (unsigned)tiles_x) * DBTR_GX + (int)threadIdx.x);
+  int y0 = DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
   if (x0 >= nx || y0 >= ny) return;
   size_t npix = (size_t)n_rows * (size_t)n_cols;
-  T a1[MICRO * MICRO], a2[MICRO * MICRO];
+  T a1[DBTR_MICRO * DBTR_MICRO], a2[DBTR_MICRO * DBTR_MICRO];
 #pragma unroll
-  for (int v = 0; v < MICRO * MICRO; v++) a1[v] = a2[v] = (T)0;
+  for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) a1[v] = a2[v] = (T)0;
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i];
     const FOOT *f = &foot[k * (size_t)nz + (size_t)z];
@@ -241,8 +233,8 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
      * monotonic, measured 7% slower in fast and 17% in double on the H100.) */
     int bc0 = n_cols, bc1 = -1, br0 = n_rows, br1 = -1;
 #pragma unroll
-    for (int v = 0; v < MICRO * MICRO; v++) {
-      int x = x0 + v % MICRO, y = y0 + v / MICRO;
+    for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
+      int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
       T sp[4];
       if (x >= nx || y >= ny || !g_candidate_span(f, x, y, n_rows, n_cols, sp)) continue;
       int c0, c1, r0, r1;
@@ -256,8 +248,8 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
     gather_pixels(rays + 4 * k * npix, e + 2 * k * npix, x0, y0, z, nx, ny, n_cols, bc0, bc1, br0, br1, a1, a2);
   }
 #pragma unroll
-  for (int v = 0; v < MICRO * MICRO; v++) {
-    int x = x0 + v % MICRO, y = y0 + v / MICRO;
+  for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
+    int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
     if (x < nx && y < ny) update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[v], a2[v], update);
   }
 }
@@ -268,6 +260,7 @@ typedef struct {
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
   int transmission;
+  dbtr_update update; /* what the gathers do with each voxel's sums */
   size_t n_subsets;
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
@@ -293,25 +286,25 @@ static void destroy(dbtr_backend *b) {
 
 static int launch_forward(state *s, const int *views, int n) {
   unsigned blocks = (unsigned)n * (unsigned)s->n_rows * (unsigned)s->col_tiles;
-  k_forward<<<blocks, BLOCK>>>(views, n, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, s->vol, s->nx, s->ny,
-                               s->nz, s->y, s->i0, s->transmission, s->proj, s->e, s->partial);
+  k_forward<<<blocks, DBTR_BLOCK>>>(views, n, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, s->vol, s->nx,
+                                    s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e, s->partial);
   DBTR_CUDA_LAUNCHED();
-  k_reduce<<<1, BLOCK>>>(s->partial, blocks, s->fit);
+  k_reduce<<<1, DBTR_BLOCK>>>(s->partial, blocks, s->fit);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
 
-static int launch_gather(state *s, const int *views, int n, int update) {
+static int launch_gather(state *s, const int *views, int n) {
   if (s->sep.on) {
-    int tiles_x = (s->nx + GS_X * DBTR_XPAIR - 1) / (GS_X * DBTR_XPAIR), tiles_y = (s->sep.n_groups + GS_Y - 1) / GS_Y;
+    int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X), tiles_y = DBTR_TILES(s->sep.n_groups, DBTR_GS_Y);
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
-    k_gather_sep<<<blocks, dim3(GS_X, GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz, s->n_cols, s->npix,
-                                                 tiles_x, update);
+    k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz,
+                                                           s->n_cols, s->npix, tiles_x, s->update);
   } else {
-    int tx = GX * MICRO, ty = GY * MICRO, tiles_x = (s->nx + tx - 1) / tx, tiles_y = (s->ny + ty - 1) / ty;
+    int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
-    k_gather<<<blocks, dim3(GX, GY, 1)>>>(views, n, s->foot, s->rays, s->e, s->vol, s->nx, s->ny, s->nz, s->n_rows,
-                                          s->n_cols, tiles_x, update);
+    k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views, n, s->foot, s->rays, s->e, s->vol, s->nx, s->ny, s->nz,
+                                                   s->n_rows, s->n_cols, tiles_x, s->update);
   }
   DBTR_CUDA_LAUNCHED();
   return 0;
@@ -322,7 +315,7 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   const int *views = s->sched + s->subset_start[sub];
   int n = (int)(s->subset_start[sub + 1] - s->subset_start[sub]);
   int rc = launch_forward(s, views, n);
-  if (!rc) rc = launch_gather(s, views, n, s->transmission ? 1 : 2);
+  if (!rc) rc = launch_gather(s, views, n);
   if (rc) return rc;
   double f;
   DBTR_CUDA_TRY(cudaMemcpy(&f, s->fit, sizeof f, cudaMemcpyDeviceToHost));
@@ -365,7 +358,7 @@ static int median_ms(state *s, int repeats, int what, double *out) {
   for (int r = 0; r < repeats && !rc; r++) {
     cudaEventRecord(a);
     if (what == 0) rc = launch_forward(s, s->all_views, (int)s->n_views);
-    else if (what == 1) rc = launch_gather(s, s->all_views, (int)s->n_views, s->transmission ? 1 : 2);
+    else if (what == 1) rc = launch_gather(s, s->all_views, (int)s->n_views);
     else {
       double f = 0.0;
       dbtr_backend tmp;
@@ -458,8 +451,8 @@ static int upload_geometry(state *s, const dbtr_problem *prob) {
   free(hf);
   free(hs);
   if (rc) return rc;
-  unsigned blocks = (unsigned)((s->nproj + BLOCK - 1) / BLOCK);
-  k_rays<<<blocks, BLOCK>>>(s->views, s->n_views, s->n_rows, s->n_cols, s->rays, s->lens);
+  unsigned blocks = (unsigned)DBTR_TILES(s->nproj, DBTR_BLOCK);
+  k_rays<<<blocks, DBTR_BLOCK>>>(s->views, s->n_views, s->n_rows, s->n_cols, s->rays, s->lens);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemset(s->proj, 0, s->nproj * sizeof(T));
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -470,8 +463,8 @@ static int upload_geometry(state *s, const dbtr_problem *prob) {
 /* The launches' grids are one-dimensional: their block counts must fit gridDim.x. */
 static int check_launch_sizes(const state *s) {
   size_t max = 2147483647u, fwd = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
-  size_t tx = ((size_t)s->nx + GX * MICRO - 1) / (GX * MICRO), ty = ((size_t)s->ny + GY * MICRO - 1) / (GY * MICRO);
-  size_t sx = ((size_t)s->nx + GS_X * DBTR_XPAIR - 1) / (GS_X * DBTR_XPAIR), sy = ((size_t)s->ny + GS_Y * DBTR_GROUP - 1) / (GS_Y * DBTR_GROUP);
+  size_t tx = DBTR_TILES((size_t)s->nx, DBTR_TILE_X), ty = DBTR_TILES((size_t)s->ny, DBTR_TILE_Y);
+  size_t sx = DBTR_TILES((size_t)s->nx, DBTR_SEP_TILE_X), sy = DBTR_TILES((size_t)s->ny, DBTR_SEP_TILE_Y);
   if (fwd > max || tx * ty > max / (size_t)s->nz || sx * sy > max / (size_t)s->nz)
     return dbtr_err(DBTR_EINVAL, "GPU backend: %zu views of %d x %d pixels, %d x %d x %d voxels need more thread blocks "
                     "than one launch takes (2^31 - 1)", s->n_views, s->n_cols, s->n_rows, s->nx, s->ny, s->nz);
@@ -502,10 +495,11 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   s->nz = (int)grid->nz;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
-  s->col_tiles = (s->n_cols + BLOCK - 1) / BLOCK;
+  s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
   s->n_views = g->n_views;
   s->npix = g->n_rows * g->n_cols;
   s->transmission = prob->algo == DBTR_ALGO_TRANSMISSION;
+  s->update = s->transmission ? DBTR_UPDATE_TRANSMISSION : DBTR_UPDATE_EMISSION;
   s->n_subsets = prob->n_subsets;
   s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
   s->subset_start = (size_t *)malloc((prob->n_subsets + 1) * sizeof(size_t));

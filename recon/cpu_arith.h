@@ -13,16 +13,12 @@
 #define DBTR_T double
 #define DBTR_VIEW dbtr_view_d
 #define DBTR_FOOT dbtr_footprint_d
-#define DBTR_CROSS dbtr_cross_d
-#define DBTR_GROUPW dbtr_groupw_d
 #define DBTR_SQRT(a) sqrt(a)
 #define DBTR_EXP(a) dbtr_exp_sh(a)
 #else
 #define DBTR_T float
 #define DBTR_VIEW dbtr_view_f
 #define DBTR_FOOT dbtr_footprint_f
-#define DBTR_CROSS dbtr_cross_f
-#define DBTR_GROUPW dbtr_groupw_f
 #define DBTR_SQRT(a) sqrtf(a)
 #define DBTR_EXP(a) dbtr_expf_cr(a)
 #endif

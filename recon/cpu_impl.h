@@ -78,11 +78,10 @@ static void CF(forward_views)(const CF(tables) * t, const size_t *views, size_t 
   }
 }
 
-/* Gathers, for each voxel, sum over the listed views of w e1 (and w e2), then calls
- * update(voxel, acc1, acc2) through the mode switch below. update 0: out = acc1 (plain
- * back projection); 1: transmission; 2: emission. */
+/* Gathers, for each voxel, sum over the listed views of w e1 (and w e2), then applies the
+ * update (recon/proj_impl.h, dbtr_update) to the voxel and its two sums. */
 static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n, const CT *e1, const CT *e2, CT *vol,
-                              int update) {
+                              dbtr_update update) {
   long long rows = (long long)t->nz * t->ny;
 #pragma omp parallel for schedule(static) num_threads(t->threads)
   for (long long zy = 0; zy < rows; zy++) {
@@ -96,9 +95,9 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
                         y, z, t->nx, t->ny, t->n_rows, t->n_cols, &acc1, &acc2);
       }
       size_t j = (size_t)zy * (size_t)t->nx + (size_t)x;
-      if (update == 0)
+      if (update == DBTR_UPDATE_BACK)
         vol[j] = acc1;
-      else if (update == 1)
+      else if (update == DBTR_UPDATE_TRANSMISSION)
         vol[j] = PF(transmission_voxel)(vol[j], acc1, acc2);
       else
         vol[j] = PF(emission_voxel)(vol[j], acc1, acc2);
@@ -169,7 +168,7 @@ static int CF(backend_subset)(dbtr_backend *b, size_t sub, double *fit) {
   /* Summed in view and row order, so the fit does not depend on the thread count. */
   for (size_t i = 0; i < n; i++)
     for (int r = 0; r < t->n_rows; r++) *fit += s->row_fit[views[i] * (size_t)t->n_rows + (size_t)r];
-  CF(gather_views)(t, views, n, s->e1, s->e2, s->vol, transmission ? 1 : 2);
+  CF(gather_views)(t, views, n, s->e1, s->e2, s->vol, transmission ? DBTR_UPDATE_TRANSMISSION : DBTR_UPDATE_EMISSION);
   return 0;
 }
 
@@ -253,7 +252,7 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
   for (size_t k = 0; k < t->n_views; k++) views[k] = k;
   /* A's entries are len x weight: fold len into the input, as the ML-EM pixel terms do. */
   for (size_t p = 0; p < np; p++) e[p] = proj[p] * t->lens[p];
-  CF(gather_views)(t, views, t->n_views, e, NULL, vol, 0);
+  CF(gather_views)(t, views, t->n_views, e, NULL, vol, DBTR_UPDATE_BACK);
   free(e);
   free(views);
   return 0;

@@ -55,59 +55,6 @@ void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out);
  * its homography h (the formula above), in double. */
 void dbtr_footprint_map(const double h[9], double x, double y, double *c, double *r);
 
-/* Separable views (recon/proj_impl.h, "Separable views"): when a view's detector columns
- * run along x and its rows along y, a ray's x crossing depends on its column alone and its
- * y crossing on its row alone, and the gather can look crossings and axis weights up
- * per column and per row instead of computing them per pixel. */
-
-/* One axis of the crossing of a column's (or row's) rays with one slice, as crossing_1d
- * computes it: lower voxel index i and upper weight w, or i = DBTR_CROSS_NONE where the
- * crossing lies outside the grid's (-1, n) band. */
-#define DBTR_CROSS_NONE (-2147483647 - 1)
-typedef struct {
-  int i;
-  float w;
-} dbtr_cross_f;
-typedef struct {
-  int i;
-  double w;
-} dbtr_cross_d;
-
-/* The pixel slots of one voxel index along one axis: the pixels [p0, p0 + n) of its
- * candidate box along that axis (n = 0: none). A box of more than DBTR_SLOTS pixels along
- * an axis makes the view non-separable for the gather. A box holds at most 3 pixels
- * while its radius (the magnified voxel plus the margin) is under 1.5 pixels: voxels up to
- * about 1.3 pixels wide at the top slice's magnification (1.07 for the presets' 45 to 50 mm
- * stacks), which covers reconstructing at the detector's resolution. */
-enum { DBTR_SLOTS = 3 };
-typedef struct {
-  int p0, n;
-} dbtr_slots;
-/* The axis weight of each slot for its voxel; 0 past n or where the pixel's crossing does
- * not touch the voxel. Stored DBTR_SLOTW wide (the rest 0), so that they are one 16-byte
- * load in float. */
-enum { DBTR_SLOTW = 4 };
-typedef struct {
-  float w[DBTR_SLOTW];
-} dbtr_slotw_f;
-typedef struct {
-  double w[DBTR_SLOTW];
-} dbtr_slotw_d;
-
-/* A group of DBTR_GROUP consecutive voxel rows y0 .. y0 + 3 (y0 a multiple of DBTR_GROUP)
- * is gathered together: the union of their row slots (a dbtr_slots of at most
- * DBTR_GROUP_ROWS rows) and, for each row of the union, each voxel row's weight (0 outside
- * its own slots). With slots of at most 3 rows, consecutive voxel rows are less than 1.5
- * pixels apart, so the last of four starts at most 5 rows after the first: at most 8 rows.
- * And a thread takes DBTR_XPAIR voxel columns with the same group. */
-enum { DBTR_GROUP = 4, DBTR_GROUP_ROWS = 8, DBTR_XPAIR = 2 };
-typedef struct {
-  float w[DBTR_GROUP_ROWS][DBTR_GROUP];
-} dbtr_groupw_f;
-typedef struct {
-  double w[DBTR_GROUP_ROWS][DBTR_GROUP];
-} dbtr_groupw_d;
-
 /* The margin, in pixels, added to the footprint radii. Rays are tested exactly by the
  * shared function, so the margin only has to cover the rounding of the box itself and of
  * the per-ray crossing: a few ulps of coordinates below 2^12 voxels or pixels in float,

@@ -1,20 +1,42 @@
-/* tests/test_separable.c: the separable gather (recon/proj_impl.h, "Separable views"),
- * which the GPU uses for every preset, against the per-pixel reference, on the CPU: the same
- * bits for every forward ray and every voxel's gather, in float and in double, for every
- * preset shape at test size; and a turned detector is recognised as not separable. */
+/* tests/test_separable.c: the GPU's separable gather (kernels/separable.h), which it uses for
+ * every preset, against the per-pixel reference, on the CPU: the same bits for every forward
+ * ray and every voxel's gather, in float and in double, for every preset shape at test size;
+ * and a turned detector is recognised as not separable. The tables come from the GPU's own
+ * builder, so a fault planted there (tried: the crossings of the wrong slice in sep_cross, a
+ * group's last row left out in sep_groups) fails every preset's case; the turned detector's
+ * case fails only when both of the builder's checks (sep_rays and sep_check) are disabled,
+ * as either one catches it. */
 #include <string.h>
 
+#include "kernels/layout.h"
 #include "recon/rays.h"
 #include "tests/problems.h"
 #include "tests/test.h"
 
-/* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h). */
+/* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h), and the
+ * GPU's separable gather over it. */
 #define DBTR_FN(name) t_##name##_f
 #define DBTR_CPU_DOUBLE 0
 #include "recon/cpu_arith.h"
+#define DBTR_T float
+#define DBTR_FN(name) t_##name##_f
+#define DBTR_FOOT dbtr_footprint_f
+#define DBTR_CROSS dbtr_cross_f
+#define DBTR_SLOTW_T dbtr_slotw_f
+#define DBTR_GROUPW dbtr_groupw_f
+#define DBTR_SEP_TABLES gpu_tables_f
+#include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_d
 #define DBTR_CPU_DOUBLE 1
 #include "recon/cpu_arith.h"
+#define DBTR_T double
+#define DBTR_FN(name) t_##name##_d
+#define DBTR_FOOT dbtr_footprint_d
+#define DBTR_CROSS dbtr_cross_d
+#define DBTR_SLOTW_T dbtr_slotw_d
+#define DBTR_GROUPW dbtr_groupw_d
+#define DBTR_SEP_TABLES gpu_tables_d
+#include "kernels/separable.h"
 
 static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
@@ -22,9 +44,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define ST float
 #define SF(name) t_##name##_f
 #define SN(name) sep_f_##name
-#define SCROSS dbtr_cross_f
-#define SSLOTW dbtr_slotw_f
-#define SGROUPW dbtr_groupw_f
+#define STABLES gpu_tables_f
 #define SVIEW dbtr_view_f
 #define SFOOT dbtr_footprint_f
 #define SVIEW_CONVERT dbtr_view_to_f
@@ -34,9 +54,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define ST double
 #define SF(name) t_##name##_d
 #define SN(name) sep_d_##name
-#define SCROSS dbtr_cross_d
-#define SSLOTW dbtr_slotw_d
-#define SGROUPW dbtr_groupw_d
+#define STABLES gpu_tables_d
 #define SVIEW dbtr_view_d
 #define SFOOT dbtr_footprint_d
 #define SVIEW_CONVERT copy_view_d

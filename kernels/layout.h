@@ -1,0 +1,123 @@
+/* kernels/layout.h: how the GPU backend spreads its work over threads and blocks, and the
+ * layout of the separable tables that follows from it (kernels/separable.h). These are the
+ * GPU's choices, made for its memory system and measured there (docs/performance.md); the
+ * reference (recon/) computes each ray and each voxel on its own and knows none of them.
+ * Plain C, so that the host code that launches the kernels, the CPU test of the separable
+ * tables (tests/test_separable.c) and the benchmarks read the numbers the kernels use.
+ *
+ * Block order: consecutive blocks of k_forward are the subset's views of one stretch of a
+ * detector row, and of the gathers the slices of one tile of voxel columns, so that the
+ * blocks in flight read overlapping data (the volume rows the views' rays cross; the pixels
+ * the slices' footprints cover) and find it in L2 rather than device memory (measured on the
+ * per-pixel path: back 27.86 -> 26.93 ms, forward 5.06 -> 4.94 ms). */
+#ifndef DBTR_KERNELS_LAYOUT_H
+#define DBTR_KERNELS_LAYOUT_H
+
+#include <stddef.h>
+
+/* DBTR_BLOCK: threads per block of the one-dimensional kernels (the ray set-up, the forward
+ * projection, whose block is DBTR_BLOCK pixels of one detector row, the partial sums' reduction
+ * and the separable set-up); a power of two, as the fixed-shape tree of the block sums needs.
+ *
+ * The per-pixel gather (k_gather): a thread takes DBTR_MICRO x DBTR_MICRO voxels of one slice
+ * and computes each candidate pixel's crossing once for all of them (44 -> 27 ms against one
+ * voxel per thread); a block is DBTR_GX x DBTR_GY threads.
+ *
+ * The separable gather (k_gather_sep): a thread takes DBTR_XPAIR voxel columns, x and
+ * x + DBTR_GS_X, so that a warp's loads of consecutive columns stay coalesced, with one group
+ * of DBTR_GROUP consecutive voxel rows y0 .. y0 + 3 (y0 a multiple of DBTR_GROUP): the group's
+ * rows share the union of their row slots (a dbtr_slots of at most DBTR_GROUP_ROWS rows) and,
+ * for each row of the union, each voxel row's weight (0 outside its own slots). With slots of
+ * at most 3 rows, consecutive voxel rows are less than 1.5 pixels apart, so the last of four
+ * starts at most 5 rows after the first: at most 8 rows. The second column per thread, with 3
+ * slots instead of 4 (DBTR_SLOTS), took the back projection from 6.84 to 5.74 ms. A block is
+ * DBTR_GS_X x DBTR_GS_Y threads: one warp along x. */
+enum {
+  DBTR_BLOCK = 256,
+  DBTR_MICRO = 2,
+  DBTR_GX = 16,
+  DBTR_GY = 8,
+  DBTR_XPAIR = 2,
+  DBTR_GROUP = 4,
+  DBTR_GROUP_ROWS = 8,
+  DBTR_GS_X = 32,
+  DBTR_GS_Y = 8
+};
+
+/* The voxel columns and rows one block of each gather covers: the tile whose slices are
+ * consecutive blocks (above). */
+enum {
+  DBTR_TILE_X = DBTR_GX * DBTR_MICRO,
+  DBTR_TILE_Y = DBTR_GY * DBTR_MICRO,
+  DBTR_SEP_TILE_X = DBTR_GS_X * DBTR_XPAIR,
+  DBTR_SEP_TILE_Y = DBTR_GS_Y * DBTR_GROUP
+};
+
+/* The number of tiles (blocks, groups) of `tile` that cover n, in n's type. */
+#define DBTR_TILES(n, tile) (((n) + (tile) - 1) / (tile))
+/* The number of groups of DBTR_GROUP voxel rows in ny rows. */
+#define DBTR_N_GROUPS(ny) DBTR_TILES(ny, DBTR_GROUP)
+
+/* The separable set-up (kernels/sep_setup.cuh) visits each element of a table once, in
+ * DBTR_SETUP_FOR(i, n) { ... } over [0, n): on the device a grid-stride loop, in a grid of
+ * DBTR_SETUP_BLOCKS blocks of DBTR_BLOCK threads; on the host a plain loop. No element's work
+ * depends on another's in the same loop, so both do the same work. */
+enum { DBTR_SETUP_BLOCKS = 1024 };
+#ifdef __CUDA_ARCH__
+#define DBTR_SETUP_FOR(i, n) \
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
+#else
+#define DBTR_SETUP_FOR(i, n) for (size_t i = 0; i < (n); i++)
+#endif
+
+/* ---- The separable tables' elements (kernels/separable.h) ---- */
+
+/* One axis of the crossing of a column's (or row's) rays with one slice, as crossing_1d
+ * computes it: lower voxel index i and upper weight w, or i = DBTR_CROSS_NONE where the
+ * crossing lies outside the grid's (-1, n) band. */
+#define DBTR_CROSS_NONE (-2147483647 - 1)
+typedef struct {
+  int i;
+  float w;
+} dbtr_cross_f;
+typedef struct {
+  int i;
+  double w;
+} dbtr_cross_d;
+
+/* The pixel slots of one voxel index along one axis: the pixels [p0, p0 + n) of its
+ * candidate box along that axis (n = 0: none). A box of more than DBTR_SLOTS pixels along
+ * an axis makes the view non-separable for the gather. A box holds at most 3 pixels while its
+ * radius (the magnified voxel plus the margin) is under 1.5 pixels: voxels up to about 1.3
+ * pixels wide at the top slice's magnification (1.07 for the presets' 45 to 50 mm stacks),
+ * which covers reconstructing at the detector's resolution. */
+enum { DBTR_SLOTS = 3 };
+typedef struct {
+  int p0, n;
+} dbtr_slots;
+/* No slots, as a value in C and in C++ (which has no compound literals). */
+#ifdef __cplusplus
+#define DBTR_NO_SLOTS (dbtr_slots{0, 0})
+#else
+#define DBTR_NO_SLOTS ((dbtr_slots){0, 0})
+#endif
+/* The axis weight of each slot for its voxel; 0 past n or where the pixel's crossing does
+ * not touch the voxel. Stored DBTR_SLOTW wide (the rest 0), so that they are one 16-byte
+ * load in float. */
+enum { DBTR_SLOTW = 4 };
+typedef struct {
+  float w[DBTR_SLOTW];
+} dbtr_slotw_f;
+typedef struct {
+  double w[DBTR_SLOTW];
+} dbtr_slotw_d;
+
+/* Each voxel row's weight in each row of its group's union (above). */
+typedef struct {
+  float w[DBTR_GROUP_ROWS][DBTR_GROUP];
+} dbtr_groupw_f;
+typedef struct {
+  double w[DBTR_GROUP_ROWS][DBTR_GROUP];
+} dbtr_groupw_d;
+
+#endif
