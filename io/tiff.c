@@ -28,6 +28,7 @@
 
 #include "io/atomic_file.h"
 #include "io/tiff_internal.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -111,6 +112,10 @@ uint16_t dbtr_u16_from_double(double v) {
   return (uint16_t)r;
 }
 
+uint16_t dbtr_u16_store(float v, double scale, double offset) {
+  return dbtr_u16_from_double(((double)v - offset) * scale);
+}
+
 int dbtr__tiff_needs_bigtiff(size_t bytes) {
   const uint64_t limit = (UINT64_C(4) << 30) - (UINT64_C(64) << 20);
   return (uint64_t)bytes > limit;
@@ -131,40 +136,25 @@ typedef struct {
   tiff_log log;
 } tiff_writer;
 
-static uint16_t u16_stored(const tiff_writer *w, float v) {
-  return dbtr_u16_from_double(((double)v - w->offset) * w->scale);
-}
+static uint16_t u16_stored(const tiff_writer *w, float v) { return dbtr_u16_store(v, w->scale, w->offset); }
 
 static int check_write_args(tiff_writer *w, const char *path, const dbtr_grid *g, const float *data,
                             const dbtr_tiff_opts *opts) {
-  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "TIFF output: path is empty");
-  if (!g || !data) return dbtr_err(DBTR_EINVAL, "%s: no volume to write", path);
-  if (g->nx == 0 || g->ny == 0 || g->nz == 0)
-    return dbtr_err(DBTR_EINVAL, "%s: volume %zu x %zu x %zu has no voxels", path, g->nx, g->ny, g->nz);
+  int rc = dbtr__volume_check(path, g, data, opts);
+  if (rc) return rc;
   if (g->nx > UINT32_MAX || g->ny > UINT32_MAX)
     return dbtr_err(DBTR_EINVAL, "%s: slice %zu x %zu exceeds the TIFF limit of 2^32-1 pixels a side", path, g->nx,
                     g->ny);
   if (g->nz > (tdir_t) ~(tdir_t)0)
     return dbtr_err(DBTR_EINVAL, "%s: %zu slices exceed this libtiff's page limit", path, g->nz);
-  const double d[6] = {g->dx, g->dy, g->dz, g->origin[0], g->origin[1], g->origin[2]};
-  for (int i = 0; i < 6; i++)
-    if (!isfinite(d[i]) || (i < 3 && !(d[i] > 0.0)))
-      return dbtr_err(DBTR_EINVAL,
-                      "%s: voxel size %g x %g x %g mm, origin (%g, %g, %g): sizes must be positive, all finite", path,
-                      d[0], d[1], d[2], d[3], d[4], d[5]);
   memset(w, 0, sizeof *w);
   w->path = path;
   w->grid = g;
   w->data = data;
   w->u16 = opts && opts->format == DBTR_TIFF_UINT16;
-  if (opts && opts->format != DBTR_TIFF_FLOAT32 && opts->format != DBTR_TIFF_UINT16)
-    return dbtr_err(DBTR_EINVAL, "%s: unknown TIFF sample format %d", path, (int)opts->format);
   if (w->u16) {
     w->scale = opts->u16_scale;
     w->offset = opts->u16_offset;
-    if (!(isfinite(w->scale) && w->scale > 0.0) || !isfinite(w->offset))
-      return dbtr_err(DBTR_EINVAL, "%s: uint16 scale %g and offset %g: the scale must be positive, both finite", path,
-                      w->scale, w->offset);
   }
   w->nx = (uint32_t)g->nx;
   w->ny = (uint32_t)g->ny;

@@ -24,6 +24,9 @@ typedef struct {
 /* The explicit float-to-uint16 conversion: rounded to nearest (halves away from zero),
  * saturating (negative and NaN to 0, over range to 65535). */
 uint16_t dbtr_u16_from_double(double v);
+/* The uint16 stored for value v: dbtr_u16_from_double((v - offset) * scale), in double.
+ * Every uint16 writer (TIFF, NIfTI) stores through it, so their integers are the same. */
+uint16_t dbtr_u16_store(float v, double scale, double offset);
 
 /* Writes data ((nz, ny, nx) floats in 1/mm, x fastest) with the grid's voxel size. opts
  * NULL means float32. The grid origin is written into the ImageJ description as well. */
