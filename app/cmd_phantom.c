@@ -6,7 +6,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/simulate.h"
-#include "io/tiff.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 static void help(void) {
@@ -21,7 +21,8 @@ static void help(void) {
          "  --seed N               seed for the phantom's layout and the noise (default 1)\n"
          "  --line-integrals       store noiseless line integrals instead of counts\n"
          "  --supersample N        N x N rays per pixel for the line integrals (default 1)\n"
-         "  --truth FILE.tif       also write the ground-truth volume (1/mm) on the preset grid\n"
+         "  --truth FILE           also write the ground-truth volume (1/mm) on the preset grid,\n"
+         "                         .tif or .tiff, or NIfTI .nii or .nii.gz\n"
          "  --dtype T              float32 (default), float64, uint16 or uint32 for the projections\n"
          "  --gzip L               gzip level 0-9 for the projections (default 0)\n"
          "  --force                overwrite existing outputs\n"
@@ -95,7 +96,7 @@ int dbtr_cmd_phantom(int argc, char **argv) {
   float *truth = NULL;
   if ((ex = app_simulate(cmd, &o, &scan, truth_path ? &truth : NULL))) return ex;
   int rc = dbtr_scan_write(&scan, out, &wo);
-  if (!rc && truth_path) rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL);
+  if (!rc && truth_path) rc = dbtr_volume_write(truth_path, &scan.grid, truth, NULL);
   if (rc) ex = cli_fail(cmd, rc);
   else if (!o.quiet) fprintf(stderr, "dbtr phantom: wrote %s%s%s\n", out, truth_path ? " and " : "", truth_path ? truth_path : "");
   free(truth);

@@ -6,14 +6,14 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
-#include "io/tiff.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 static void help(void) {
   printf("usage: dbtr recon SCAN.h5 -o VOLUME.tif [options]\n\n"
-         "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF volume\n"
-         "(docs/volume-format.md) in 1/mm.\n\n"
-         "  -o, --output FILE      output TIFF (required)\n"
+         "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF or NIfTI\n"
+         "volume (docs/volume-format.md) in 1/mm.\n\n"
+         "  -o, --output FILE      output volume, .tif or .tiff, or NIfTI .nii or .nii.gz (required)\n"
          "  --iterations N         full iterations (default 10)\n"
          "  --subsets S            ordered subsets of views, 1 = plain ML-EM (default 1)\n"
          "  --algorithm A          transmission (default for counts) or emission (line integrals)\n"
@@ -112,7 +112,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if ((ex = app_reconstruct(cmd, &scan, &grid, &o, vol, backend, sizeof backend))) goto done;
   dbtr_tiff_opts topts = {.format = strcmp(format, "uint16") ? DBTR_TIFF_FLOAT32 : DBTR_TIFF_UINT16,
                           .u16_scale = u16_scale};
-  if ((rc = dbtr_tiff_write(out, &grid, vol, &topts))) {
+  if ((rc = dbtr_volume_write(out, &grid, vol, &topts))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
