@@ -7,7 +7,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
-#include "io/tiff.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 typedef struct {
@@ -58,8 +58,9 @@ static const cli_opt phantom_rows[] = {
      .help = "store noiseless line integrals instead of counts"},
     {"--supersample", 0, CLI_INT, offsetof(phantom_args, sim.supersample), "N",
      .help = "N x N rays per pixel for the line integrals", .def = "1", .min = 1, .max = 16},
-    {"--truth", 0, CLI_STRING, offsetof(phantom_args, truth), "FILE.tif",
-     .help = "also write the ground-truth volume (1/mm) on the preset grid"},
+    {"--truth", 0, CLI_STRING, offsetof(phantom_args, truth), "FILE",
+     .help = "also write the ground-truth volume (1/mm) on the preset grid:\n"
+             ".tif or .tiff, or NIfTI .nii or .nii.gz"},
     {"--dtype", 0, CLI_CUSTOM, offsetof(phantom_args, write.dtype), "T",
      .help = "float32, float64, uint16 or uint32 for the projections", .def = "float32", .convert = convert_dtype},
     {"--gzip", 0, CLI_INT, offsetof(phantom_args, write.gzip_level), "L", .help = "gzip level for the projections",
@@ -87,7 +88,9 @@ int dbtr_cmd_phantom(int argc, char **argv) {
                            a.write.dtype == DBTR_DTYPE_UINT16 ? "uint16" : "uint32");
   ex = cli_check_output(cmd, out, NULL, 0, a.force);
   if (!ex && truth_path) ex = cli_check_output(cmd, truth_path, NULL, 0, a.force);
-  if (!ex && truth_path && !strcmp(truth_path, out)) ex = cli_usage_error(cmd, "--truth and -o name the same file");
+  if (!ex && truth_path && cli_same_file(truth_path, out)) ex = cli_usage_error(cmd, "--truth and -o name the same file");
+  dbtr_volume_type type; /* the name says the file type: checked before the work */
+  if (!ex && truth_path && dbtr_volume_type_of(truth_path, &type)) ex = cli_fail(cmd, DBTR_EINVAL);
   if (ex) return ex;
 
   dbtr_scan scan;
@@ -96,7 +99,7 @@ int dbtr_cmd_phantom(int argc, char **argv) {
   int rc = dbtr_scan_write(&scan, out, &a.write);
   if (!rc) cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s", scan.geom.n_views, scan.geom.n_cols,
                      scan.geom.n_rows, o->line_integrals ? "line integrals" : "counts");
-  if (!rc && truth_path) rc = dbtr_tiff_write(truth_path, &scan.grid, truth, NULL);
+  if (!rc && truth_path) rc = dbtr_volume_write(truth_path, &scan.grid, truth, NULL);
   if (!rc && truth_path)
     cli_wrote(cmd, a.quiet, truth_path, "ground truth, %zu x %zu x %zu voxels", scan.grid.nx, scan.grid.ny,
               scan.grid.nz);

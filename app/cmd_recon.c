@@ -7,7 +7,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
-#include "io/tiff.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 typedef struct {
@@ -19,7 +19,7 @@ typedef struct {
 } recon_args;
 
 static const cli_opt recon_rows[] = {
-    {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output TIFF", .flags = CLI_REQUIRED},
+    {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output volume: .tif or .tiff, or NIfTI .nii or .nii.gz", .flags = CLI_REQUIRED},
     {"--iterations", 0, CLI_SIZE, offsetof(recon_args, ro.iterations), "N", .help = "full iterations", .def = "10",
      .min = 1, .max = 100000},
     {"--subsets", 0, CLI_SIZE, offsetof(recon_args, ro.subsets), "S",
@@ -74,8 +74,8 @@ int dbtr_cmd_recon(int argc, char **argv) {
   const cli_command spec = {
       .name = cmd,
       .usage = "SCAN.h5 -o VOLUME.tif [options]",
-      .about = "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF volume\n"
-               "(docs/volume-format.md) in 1/mm.\n",
+      .about = "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF or NIfTI\n"
+               "volume (docs/volume-format.md) in 1/mm.\n",
       .operand = "scan file", .min_operands = 1, .max_operands = 1,
       CLI_GROUPS(groups),
   };
@@ -86,12 +86,15 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
   const char *inputs[2] = {in, o->resume};
   ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
+  dbtr_volume_type type; /* the name says the file type: checked before the work */
+  int rc = ex ? 0 : dbtr_volume_type_of(a.out, &type);
+  if (rc) return cli_fail(cmd, rc);
   if (!ex && o->checkpoint) ex = check_checkpoint(cmd, o, in, a.out, a.force);
   if (ex) return ex;
 
   double t0 = cli_now();
   dbtr_scan scan;
-  int rc = cli_read_scan(cmd, &scan, in);
+  rc = cli_read_scan(cmd, &scan, in);
   if (rc) return cli_fail(cmd, rc);
   dbtr_grid grid;
   float *vol = NULL;
@@ -105,7 +108,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if ((ex = app_reconstruct(cmd, &scan, &grid, o, vol, backend, sizeof backend))) goto done;
   dbtr_tiff_opts topts = {.format = strcmp(a.format, "uint16") ? DBTR_TIFF_FLOAT32 : DBTR_TIFF_UINT16,
                           .u16_scale = a.u16_scale};
-  if ((rc = dbtr_tiff_write(a.out, &grid, vol, &topts))) {
+  if ((rc = dbtr_volume_write(a.out, &grid, vol, &topts))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }

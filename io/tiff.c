@@ -3,12 +3,18 @@
  *
  * Layout of a written file: the header, then every page's IFD, then the strip offset and
  * byte count arrays, then the pixel data of all pages as ONE contiguous block, page after
- * page, strip after strip. The contiguous block matters: when the ImageJ description says
- * images=N, ImageJ reads only the first IFD and takes the N slices as consecutive bytes from
- * its first strip. libtiff on its own interleaves data and IFDs, so we write the IFDs first
- * with deferred strile arrays (the sequence libtiff documents for TIFFDeferStrileArrayWriting,
- * also used by GDAL for cloud-optimised GeoTIFF) and then append the data, which libtiff
- * places at the end of the file in the order we write it. */
+ * page. The contiguous block matters: when the ImageJ description says images=N, ImageJ
+ * reads only the first IFD and takes the N slices as consecutive bytes from its first strip.
+ * libtiff on its own interleaves data and IFDs, so we write the IFDs first with deferred
+ * strile arrays (the sequence libtiff documents for TIFFDeferStrileArrayWriting, also used by
+ * GDAL for cloud-optimised GeoTIFF) and then append the data, which libtiff places at the end
+ * of the file in the order we write it.
+ *
+ * Each page is ONE strip, as tifffile writes them. ImageJ 1.x (TiffDecoder.decodeIFD, 1.53t)
+ * reads a StripByteCounts of count 2 and type SHORT as an offset to an array, although its
+ * two values sit inside the IFD entry, and fails with NegativeArraySizeException; libtiff
+ * picks SHORT whenever the counts fit. A count of 1 is read as the value itself, whatever
+ * the type, so one strip per page opens at every slice size. */
 #include "io/tiff.h"
 
 #include <errno.h>
@@ -22,6 +28,7 @@
 
 #include "io/atomic_file.h"
 #include "io/tiff_internal.h"
+#include "io/volume.h"
 #include "recon/error.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -105,6 +112,10 @@ uint16_t dbtr_u16_from_double(double v) {
   return (uint16_t)r;
 }
 
+uint16_t dbtr_u16_store(float v, double scale, double offset) {
+  return dbtr_u16_from_double(((double)v - offset) * scale);
+}
+
 int dbtr__tiff_needs_bigtiff(size_t bytes) {
   const uint64_t limit = (UINT64_C(4) << 30) - (UINT64_C(64) << 20);
   return (uint64_t)bytes > limit;
@@ -119,68 +130,44 @@ typedef struct {
   const float *data; /* (nz, ny, nx) */
   int u16;           /* 1: uint16 samples with scale/offset; 0: float32 */
   double scale, offset;
-  uint32_t nx, ny, rows_per_strip, n_strips;
-  size_t sample_bytes, row_bytes;
-  char desc[1024]; /* ImageJ description of page 0 */
+  uint32_t nx, ny;
+  size_t sample_bytes, page_bytes; /* one page is one strip */
+  char desc[1024];                 /* ImageJ description of page 0 */
   tiff_log log;
 } tiff_writer;
 
-static uint16_t u16_stored(const tiff_writer *w, float v) {
-  return dbtr_u16_from_double(((double)v - w->offset) * w->scale);
-}
+static uint16_t u16_stored(const tiff_writer *w, float v) { return dbtr_u16_store(v, w->scale, w->offset); }
 
 static int check_write_args(tiff_writer *w, const char *path, const dbtr_grid *g, const float *data,
                             const dbtr_tiff_opts *opts) {
-  if (!path || !*path) return dbtr_err(DBTR_EINVAL, "TIFF output: path is empty");
-  if (!g || !data) return dbtr_err(DBTR_EINVAL, "%s: no volume to write", path);
-  if (g->nx == 0 || g->ny == 0 || g->nz == 0)
-    return dbtr_err(DBTR_EINVAL, "%s: volume %zu x %zu x %zu has no voxels", path, g->nx, g->ny, g->nz);
+  int rc = dbtr__volume_check(path, g, data, opts);
+  if (rc) return rc;
   if (g->nx > UINT32_MAX || g->ny > UINT32_MAX)
     return dbtr_err(DBTR_EINVAL, "%s: slice %zu x %zu exceeds the TIFF limit of 2^32-1 pixels a side", path, g->nx,
                     g->ny);
   if (g->nz > (tdir_t) ~(tdir_t)0)
     return dbtr_err(DBTR_EINVAL, "%s: %zu slices exceed this libtiff's page limit", path, g->nz);
-  const double d[6] = {g->dx, g->dy, g->dz, g->origin[0], g->origin[1], g->origin[2]};
-  for (int i = 0; i < 6; i++)
-    if (!isfinite(d[i]) || (i < 3 && !(d[i] > 0.0)))
-      return dbtr_err(DBTR_EINVAL,
-                      "%s: voxel size %g x %g x %g mm, origin (%g, %g, %g): sizes must be positive, all finite", path,
-                      d[0], d[1], d[2], d[3], d[4], d[5]);
   memset(w, 0, sizeof *w);
   w->path = path;
   w->grid = g;
   w->data = data;
   w->u16 = opts && opts->format == DBTR_TIFF_UINT16;
-  if (opts && opts->format != DBTR_TIFF_FLOAT32 && opts->format != DBTR_TIFF_UINT16)
-    return dbtr_err(DBTR_EINVAL, "%s: unknown TIFF sample format %d", path, (int)opts->format);
   if (w->u16) {
     w->scale = opts->u16_scale;
     w->offset = opts->u16_offset;
-    if (!(isfinite(w->scale) && w->scale > 0.0) || !isfinite(w->offset))
-      return dbtr_err(DBTR_EINVAL, "%s: uint16 scale %g and offset %g: the scale must be positive, both finite", path,
-                      w->scale, w->offset);
   }
   w->nx = (uint32_t)g->nx;
   w->ny = (uint32_t)g->ny;
   w->sample_bytes = w->u16 ? 2 : 4;
-  int rc = dbtr_size_mul(g->nx, w->sample_bytes, &w->row_bytes, path);
-  if (rc) return rc;
-  /* About 64 KiB strips: small enough to stream, large enough to keep the strip arrays short. */
-  size_t rows = w->row_bytes >= 65536 ? 1 : 65536 / w->row_bytes;
-  w->rows_per_strip = (uint32_t)(rows < g->ny ? rows : g->ny);
-  w->n_strips = (uint32_t)((g->ny + w->rows_per_strip - 1) / w->rows_per_strip);
-  return 0;
+  return dbtr_size_mul3(g->nx, g->ny, w->sample_bytes, &w->page_bytes, path);
 }
 
 /* Pixel data plus a generous bound on what surrounds it: per page an IFD of at most
- * 20 entries of 20 bytes (the BigTIFF size) and two strile arrays of 8-byte values. */
+ * 20 entries of 20 bytes (the BigTIFF size) and its one strip offset and byte count. */
 static int estimate_file_bytes(const tiff_writer *w, size_t *out) {
-  size_t data = 0, strips = 0, per_page, overhead = 0; /* read below even when rc is set */
-  int rc = dbtr_size_mul3(w->grid->nx, w->grid->ny, w->grid->nz, &data, w->path);
-  if (!rc) rc = dbtr_size_mul(data, w->sample_bytes, &data, w->path);
-  if (!rc) rc = dbtr_size_mul(w->n_strips, 16, &strips, w->path);
-  per_page = strips + 512;
-  if (!rc) rc = dbtr_size_mul(w->grid->nz, per_page, &overhead, w->path);
+  size_t data = 0, overhead = 0; /* read below even when rc is set */
+  int rc = dbtr_size_mul(w->page_bytes, w->grid->nz, &data, w->path);
+  if (!rc) rc = dbtr_size_mul(w->grid->nz, 512, &overhead, w->path);
   if (rc) return rc;
   if (data > SIZE_MAX - sizeof w->desc || overhead > SIZE_MAX - sizeof w->desc - data)
     return dbtr_err(DBTR_EOVERFLOW, "%s: file size overflows the address space", w->path);
@@ -204,12 +191,18 @@ static int desc_append(tiff_writer *w, const char *fmt, ...) {
 }
 
 /* The ImageJ description: ImageJ's own keys first (ImageJ requires "ImageJ=" to open the
- * string), then ours. Numbers use %.17g so that they read back to the same double. */
+ * string), then ours. Numbers use %.17g so that they read back to the same double.
+ *
+ * vunit names the unit of the values, the attenuation coefficients of every dbtr volume.
+ * ImageJ keeps it as it is for 32-bit images; for 16-bit ones it applies it only with a
+ * calibration function (FileOpener.setCalibration): cf=0 is Calibration.STRAIGHT_LINE,
+ * value = c0 + c1 * stored, which undoes stored = (value - offset) * scale. */
 static int build_description(tiff_writer *w) {
   const dbtr_grid *g = w->grid;
   w->desc[0] = '\0';
-  int bad =
-      desc_append(w, "ImageJ=1.11a\nimages=%zu\nslices=%zu\nunit=mm\nspacing=%.17g\nloop=false\n", g->nz, g->nz, g->dz);
+  int bad = desc_append(w, "ImageJ=1.11a\nimages=%zu\nslices=%zu\nunit=mm\n", g->nz, g->nz);
+  if (w->u16) bad |= desc_append(w, "cf=0\nc0=%.17g\nc1=%.17g\n", w->offset, 1.0 / w->scale);
+  bad |= desc_append(w, "vunit=1/mm\nspacing=%.17g\nloop=false\n", g->dz);
   if (w->u16) {
     /* min/max set ImageJ's display range to the values actually stored, not 0..65535. */
     size_t count = g->nx * g->ny * g->nz; /* checked by estimate_file_bytes */
@@ -235,8 +228,7 @@ static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
       TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, w->u16 ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
       TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1) && TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
       TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) &&
-      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->rows_per_strip) &&
+      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) && TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->ny) &&
       /* Pixels per mm; ImageJ takes the unit from the description, so the TIFF unit is NONE. */
       TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / w->grid->dx) &&
       TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / w->grid->dy) && TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
@@ -249,23 +241,18 @@ static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
  * linear where TIFFSetDirectory(k) would walk from the start each time. */
 static int goto_page(TIFF *t, size_t k) { return k == 0 ? TIFFSetDirectory(t, 0) : TIFFReadDirectory(t); }
 
-static int write_pixels(TIFF *t, tiff_writer *w, void *strip) {
-  const dbtr_grid *g = w->grid;
-  for (size_t k = 0; k < g->nz; k++) {
+static int write_pixels(TIFF *t, tiff_writer *w, void *page) {
+  const size_t n = (size_t)w->nx * w->ny; /* samples a page; page_bytes did not overflow */
+  for (size_t k = 0; k < w->grid->nz; k++) {
     if (!goto_page(t, k))
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot reopen the IFD"));
-    for (uint32_t s = 0; s < w->n_strips; s++) {
-      uint32_t y0 = s * w->rows_per_strip;
-      uint32_t rows = w->ny - y0 < w->rows_per_strip ? w->ny - y0 : w->rows_per_strip;
-      size_t n = (size_t)rows * g->nx;
-      const float *src = w->data + (k * g->ny + y0) * g->nx;
-      if (w->u16)
-        for (size_t i = 0; i < n; i++) ((uint16_t *)strip)[i] = u16_stored(w, src[i]);
-      else
-        memcpy(strip, src, n * sizeof(float)); /* a copy: libtiff may byte-swap the buffer it is given */
-      if (TIFFWriteEncodedStrip(t, s, strip, (tmsize_t)(n * w->sample_bytes)) < 0)
-        return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write a strip"));
-    }
+    const float *src = w->data + k * n;
+    if (w->u16)
+      for (size_t i = 0; i < n; i++) ((uint16_t *)page)[i] = u16_stored(w, src[i]);
+    else
+      memcpy(page, src, w->page_bytes); /* a copy: libtiff may byte-swap the buffer it is given */
+    if (TIFFWriteEncodedStrip(t, 0, page, (tmsize_t)w->page_bytes) < 0)
+      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the pixels"));
     /* Only the strile arrays changed, so libtiff rewrites them in place, not at the end. */
     if (!TIFFFlush(t)) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot flush"));
   }
@@ -284,10 +271,10 @@ static int write_tiff(TIFF *t, tiff_writer *w) {
     if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t))
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the strip arrays"));
   /* 3: the pixel data, appended page after page into one contiguous block. */
-  void *strip = NULL;
-  int rc = dbtr_alloc(&strip, w->rows_per_strip, w->row_bytes, w->path);
-  if (!rc) rc = write_pixels(t, w, strip);
-  free(strip);
+  void *page = NULL;
+  int rc = dbtr_alloc(&page, w->page_bytes, 1, w->path);
+  if (!rc) rc = write_pixels(t, w, page);
+  free(page);
   return rc;
 }
 

@@ -1,7 +1,9 @@
-/* io/tiff.h: multi-page TIFF volumes, one page per z slice, that Fiji/ImageJ, tifffile and
- * napari open with the right voxel size (ImageJ description: ImageJ=, images=, slices=,
- * unit=mm, spacing=; X/Y resolution in pixels per mm). BigTIFF when the file would pass
- * 4 GiB. Written to a temporary name in the target folder and renamed into place. */
+/* io/tiff.h: multi-page TIFF volumes, one page per z slice and one strip per page, that
+ * Fiji/ImageJ, tifffile and napari open with the right voxel size (ImageJ description:
+ * ImageJ=, images=, slices=, unit=mm, spacing=; X/Y resolution in pixels per mm) and value
+ * unit (vunit=1/mm; uint16 with a straight-line calibration back to 1/mm). BigTIFF when
+ * the file would pass 4 GiB. Written to a temporary name in the target folder and renamed
+ * into place. */
 #ifndef DBTR_TIFF_H
 #define DBTR_TIFF_H
 
@@ -22,9 +24,12 @@ typedef struct {
 /* The explicit float-to-uint16 conversion: rounded to nearest (halves away from zero),
  * saturating (negative and NaN to 0, over range to 65535). */
 uint16_t dbtr_u16_from_double(double v);
+/* The uint16 stored for value v: dbtr_u16_from_double((v - offset) * scale), in double.
+ * Every uint16 writer (TIFF, NIfTI) stores through it, so their integers are the same. */
+uint16_t dbtr_u16_store(float v, double scale, double offset);
 
-/* Writes data ((nz, ny, nx) floats, x fastest) with the grid's voxel size. opts NULL means
- * float32. The grid origin is written into the ImageJ description as well. */
+/* Writes data ((nz, ny, nx) floats in 1/mm, x fastest) with the grid's voxel size. opts
+ * NULL means float32. The grid origin is written into the ImageJ description as well. */
 int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
 
 /* Reads a volume written by dbtr or any single-channel multi-page TIFF of uint8, uint16,

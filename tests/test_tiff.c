@@ -23,7 +23,9 @@
 /* The layout ImageJ needs: the strips of every page follow each other with no gap, page
  * after page, the block ends the file, and its bytes are the volume in (z, y, x) order. */
 static void check_contiguous(const char *path, const float *vol, size_t n) {
-  TIFF *t = TIFFOpen(path, "r");
+  /* "c": the strips as stored; libtiff would otherwise present a large uncompressed strip
+   * as many small ones ("strip chopping"). */
+  TIFF *t = TIFFOpen(path, "rc");
   REQUIRE(t);
   uint64_t first = TIFFGetStrileOffset(t, 0), next = first;
   do {
@@ -132,7 +134,10 @@ DBTR_TEST(uint16_round_trip) {
   TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc);
   CHECK_EQ_INT(bits, 16);
   CHECK_EQ_INT(fmt, SAMPLEFORMAT_UINT);
-  /* min/max: the range of the stored values above, for ImageJ's display. */
+  /* ImageJ's straight-line calibration value = c0 + c1 * stored, the inverse of the
+   * scaling: c0 the offset, c1 = 1 / 100, printed with %.17g; min/max: the range of the
+   * stored values above, for ImageJ's display. */
+  CHECK_STR_CONTAINS(desc, "\nunit=mm\ncf=0\nc0=-1\nc1=0.01\nvunit=1/mm\n");
   CHECK_STR_CONTAINS(desc, "\nloop=false\nmin=0\nmax=65535\n");
   CHECK_STR_CONTAINS(desc, "\ndbtr_u16_scale=100\ndbtr_u16_offset=-1\n");
   TIFFClose(t);
@@ -187,7 +192,7 @@ DBTR_TEST(imagej_description) {
   REQUIRE(TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc));
   /* The whole string: ImageJ's keys first, then ours; 0.085 and 0.1 printed with %.17g. */
   const char *want =
-      "ImageJ=1.11a\nimages=3\nslices=3\nunit=mm\nspacing=1.25\nloop=false\n"
+      "ImageJ=1.11a\nimages=3\nslices=3\nunit=mm\nvunit=1/mm\nspacing=1.25\nloop=false\n"
       "dbtr_voxel_size=0.085000000000000006,0.10000000000000001,1.25\n"
       "dbtr_origin=-10.5,20.25,3\n";
   CHECK(strcmp(desc, want) == 0);
@@ -204,11 +209,12 @@ DBTR_TEST(page_tags) {
   char dir[64], path[256];
   REQUIRE(tmp_make(dir) == 0);
   tmp_path(path, dir, "vol.tif");
-  /* 300 x 100 floats: 1200-byte rows, so 65536 / 1200 = 54 rows per strip (64800 bytes). */
+  /* 300 x 100 floats: 120000 bytes a page, written as one strip. The writer once cut pages
+   * into strips of about 64 KiB, two here, and ImageJ misreads a page of two strips. */
   dbtr_grid g = make_grid(300, 100, 2);
   float *v = coded_volume(&g);
   REQUIRE_OK(dbtr_tiff_write(path, &g, v, NULL));
-  TIFF *t = TIFFOpen(path, "r");
+  TIFF *t = TIFFOpen(path, "rc"); /* no strip chopping: the strips as stored */
   REQUIRE(t);
   do {
     uint16_t bits = 0, fmt = 0, spp = 0, planar = 0, comp = 0, unit = 0;
@@ -228,8 +234,9 @@ DBTR_TEST(page_tags) {
     CHECK_EQ_INT(spp, 1);
     CHECK_EQ_INT(planar, PLANARCONFIG_CONTIG);
     CHECK_EQ_INT(comp, COMPRESSION_NONE);
-    CHECK_EQ_INT(rps, 54);
-    CHECK_EQ_INT(TIFFNumberOfStrips(t), 2); /* 100 rows in strips of 54 */
+    CHECK_EQ_INT(rps, 100);
+    CHECK_EQ_INT(TIFFNumberOfStrips(t), 1);
+    CHECK_EQ_U64(TIFFGetStrileByteCount(t, 0), 300 * 100 * sizeof(float));
     CHECK_EQ_INT(unit, RESUNIT_NONE);
     /* Pixels per mm. libtiff keeps resolutions as floats: one rounding to float on writing
      * and one on reading back (the rational between is far finer), 2^-24 relative each. */
@@ -278,8 +285,8 @@ DBTR_TEST(contiguous_pixel_data) {
   char dir[64], path[256];
   REQUIRE(tmp_make(dir) == 0);
   tmp_path(path, dir, "vol.tif");
-  /* Two shapes: 300 x 100 (two strips a page), and 20000 x 2 whose 80000-byte rows are
-   * strips past 65535 bytes, so the byte counts need 32 bits. Each in classic and BigTIFF. */
+  /* Two shapes: 300 x 100, and 20000 x 2 whose 80000-byte rows make strips past 65535
+   * bytes, so the byte counts need 32 bits. Each in classic and BigTIFF. */
   const size_t shapes[2][3] = {{300, 100, 3}, {20000, 2, 3}};
   for (int s = 0; s < 2; s++)
     for (int big = 0; big < 2; big++) {

@@ -295,5 +295,45 @@ DBTR_TEST(read_types_and_units) {
   tmp_remove(dir);
 }
 
+/* Files of dbtr before one strip per page: pages in strips of a few rows, and the
+ * description without vunit or calibration keys. They still read whole, with the exact
+ * voxel size and origin of the dbtr keys, and uint16 as the stored integers. */
+DBTR_TEST(read_dbtr_many_strips) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "old.tif");
+  enum { W = 6, H = 7, P = 3 }; /* 7 rows in strips of 2: four strips a page, the last short */
+  double vals[P * H * W];
+  for (int i = 0; i < P * H * W; i++) vals[i] = (double)i * 0.25 - 3.0; /* quarters: exact in float */
+  const char *desc =
+      "ImageJ=1.11a\nimages=3\nslices=3\nunit=mm\nspacing=1.25\nloop=false\n"
+      "dbtr_voxel_size=0.085000000000000006,0.10000000000000001,1.25\n"
+      "dbtr_origin=-10.5,20.25,3\n";
+  /* Resolutions 1/0.085 and 1/0.1 pixels per mm, as the old writer stored them; the
+   * dbtr_voxel_size key takes precedence, so the read voxel size is exact. */
+  foreign f32 = {"w", W, H, P, 0, 32, SAMPLEFORMAT_IEEEFP, 1, 0, RESUNIT_NONE, 11.764706f, 10.0f, desc};
+  REQUIRE(write_foreign(path, &f32, vals) == 0);
+  dbtr_grid r, want = make_grid(W, H, P);
+  float *back = NULL;
+  REQUIRE_OK(dbtr_tiff_read(path, &r, &back));
+  CHECK(r.nx == W && r.ny == H && r.nz == P);
+  int bad = 0;
+  for (int i = 0; i < P * H * W; i++) bad += back[i] != (float)vals[i];
+  CHECK_EQ_INT(bad, 0);
+  CHECK(r.dx == want.dx && r.dy == want.dy && r.dz == want.dz);
+  CHECK(r.origin[0] == want.origin[0] && r.origin[1] == want.origin[1] && r.origin[2] == want.origin[2]);
+  free(back);
+  foreign u16 = f32;
+  u16.bits = 16, u16.format = SAMPLEFORMAT_UINT;
+  for (int i = 0; i < P * H * W; i++) vals[i] = (double)(i * 100); /* up to 12500: fits uint16 */
+  REQUIRE(write_foreign(path, &u16, vals) == 0);
+  REQUIRE_OK(dbtr_tiff_read(path, &r, &back));
+  bad = 0;
+  for (int i = 0; i < P * H * W; i++) bad += back[i] != (float)vals[i];
+  CHECK_EQ_INT(bad, 0);
+  free(back);
+  tmp_remove(dir);
+}
+
 DBTR_TEST_MAIN(refuse_not_tiff, refuse_truncated, refuse_page_sizes, refuse_samples_and_bits, refuse_dims_overflow,
-               read_tiled_big_endian_int16, read_types_and_units)
+               read_tiled_big_endian_int16, read_types_and_units, read_dbtr_many_strips)

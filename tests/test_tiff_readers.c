@@ -26,15 +26,23 @@ static const char *find_python(void) {
   return NULL;
 }
 
-/* The volume every case writes: 5 x 3 x 4 of 0.05 x 0.1 x 1.25 mm (resolutions of 20 and 10
- * pixels per mm, exact as rationals 20/1 and 10/1), origin (-10.5, 20.25, 3), and
- * v[i] = i / 2, so v at (z 2, y 1, x 3) = (2*15 + 1*5 + 3) / 2 = 19. o: NULL for float32. */
-static void write_known(const char *path, const dbtr_tiff_opts *o) {
-  dbtr_grid g = {5, 3, 4, 0.05, 0.1, 1.25, {-10.5, 20.25, 3.0}};
-  float v[60];
-  for (int i = 0; i < 60; i++) v[i] = (float)i * 0.5f;
-  REQUIRE_OK(dbtr_tiff_write(path, &g, v, o));
+/* The volume every case writes: nx x ny x 4 of 0.05 x 0.1 x 1.25 mm (resolutions of 20 and
+ * 10 pixels per mm, exact as rationals 20/1 and 10/1), origin (-10.5, 20.25, 3), and
+ * v[i] = (i mod 4096) / 2: halves, exact in float, and stored exactly as uint16 with scale 2.
+ * o: NULL for float32. */
+static void write_known(const char *path, size_t nx, size_t ny, const dbtr_tiff_opts *o) {
+  dbtr_grid g = {nx, ny, 4, 0.05, 0.1, 1.25, {-10.5, 20.25, 3.0}};
+  size_t n = nx * ny * 4;
+  float *v = malloc(n * sizeof(float));
+  REQUIRE(v);
+  for (size_t i = 0; i < n; i++) v[i] = (float)(i % 4096) * 0.5f;
+  CHECK_OK(dbtr_tiff_write(path, &g, v, o));
+  free(v);
 }
+
+/* The index of voxel (x 3, y 1, z 2) of write_known's volume: v there is known_index / 2.
+ * For 5 x 3: (2*3 + 1)*5 + 3 = 38, so v = 19. */
+static size_t known_index(size_t nx, size_t ny) { return ((2 * ny + 1) * nx + 3) % 4096; }
 
 DBTR_TEST(tifffile_cross_check) {
   const char *py = find_python();
@@ -42,7 +50,7 @@ DBTR_TEST(tifffile_cross_check) {
   char dir[64], path[256], cmd[1024], line[512] = {0};
   REQUIRE(tmp_make(dir) == 0);
   tmp_path(path, dir, "vol.tif");
-  write_known(path, NULL);
+  write_known(path, 5, 3, NULL);
   snprintf(cmd, sizeof cmd,
            "%s -c \"import sys, tifffile; t = tifffile.TiffFile(sys.argv[1]); s = t.series[0]; "
            "m = t.imagej_metadata; p = t.pages[0]; a = s.asarray(); "
@@ -93,11 +101,11 @@ DBTR_TEST(docs_python_example) {
   char dir[64], path[256];
   REQUIRE(tmp_make(dir) == 0);
   tmp_path(path, dir, "vol.tif");
-  write_known(path, NULL);
+  write_known(path, 5, 3, NULL);
   run_docs_example(py, dir, "(4, 3, 5) float32 (1.25, 0.1, 0.05) [-10.5, 20.25, 3.0]\n");
   /* uint16 with scale 2: the example rescales, so the values come back as float64. */
   dbtr_tiff_opts o = {DBTR_TIFF_UINT16, 2.0, 0.0};
-  write_known(path, &o);
+  write_known(path, 5, 3, &o);
   run_docs_example(py, dir, "(4, 3, 5) float64 (1.25, 0.1, 0.05) [-10.5, 20.25, 3.0]\n");
   tmp_remove(dir);
 }
@@ -113,47 +121,68 @@ static const char *find_imagej(void) {
   return jar;
 }
 
-/* Opens path in ImageJ (batch mode, under Xvfb) with a macro that prints one line: width,
- * height, slices, bit depth, voxel size and unit, the raw value at (x 3, y 1) of slice 3,
- * and the calibrated value there. */
-static void imagej_probe(const char *jar, const char *dir, const char *path, char line[512]) {
-  char macro[256], cmd[1024];
+/* Opens each file of the space-separated list in ImageJ (batch mode, under Xvfb, one JVM for
+ * all) with a macro that prints one line a file: its name, width, height, slices, bit depth,
+ * voxel size and unit, the stored value at (x 3, y 1) of slice 3, the calibrated value there
+ * (both with 4 decimals) and the value unit. Everything ImageJ prints lands in out. */
+static void imagej_probe(const char *jar, const char *dir, const char *paths, char *out, size_t out_size) {
+  char macro[256], cmd[4096];
   tmp_path(macro, dir, "probe.ijm");
   FILE *fp = fopen(macro, "wb");
   REQUIRE(fp);
-  fputs("open(getArgument());\n"
-        "getVoxelSize(w, h, d, unit);\n"
-        "setSlice(3);\n"
-        "print(getWidth() + \" \" + getHeight() + \" \" + nSlices + \" \" + bitDepth() + \" \" + w + \" \" + h +"
-        " \" \" + d + \" \" + unit + \" \" + getPixel(3, 1) + \" \" + getValue(3, 1));\n",
-        fp);
+  fputs(
+      "files = split(getArgument(), \" \");\n"
+      "for (i = 0; i < files.length; i++) {\n"
+      "  open(files[i]);\n"
+      "  getVoxelSize(w, h, d, unit);\n"
+      "  Stack.getUnits(xu, yu, zu, tu, vu);\n"
+      "  setSlice(3);\n"
+      "  print(getTitle() + \" \" + getWidth() + \" \" + getHeight() + \" \" + nSlices + \" \" + bitDepth() + \" \" +"
+      " w + \" \" + h + \" \" + d + \" \" + unit + \" \" + d2s(getPixel(3, 1), 4) + \" \" + d2s(getValue(3, 1), 4) +"
+      " \" \" + vu);\n"
+      "  close();\n"
+      "}\n",
+      fp);
   fclose(fp);
-  snprintf(cmd, sizeof cmd, "xvfb-run -a java -jar %s -batch %s %s 2>&1", jar, macro, path);
+  /* A file ImageJ cannot open leaves it waiting on an error window: timeout turns that into
+   * a failure with ImageJ's message, well inside CTest's limit. */
+  snprintf(cmd, sizeof cmd, "timeout 120 xvfb-run -a java -jar %s -batch %s '%s' 2>&1", jar, macro, paths);
   FILE *pp = popen(cmd, "r");
   REQUIRE(pp);
-  line[0] = '\0';
-  char buf[512];
-  /* The last line: ImageJ may print warnings first. */
-  while (fgets(buf, sizeof buf, pp)) snprintf(line, 512, "%s", buf);
+  size_t n = fread(out, 1, out_size - 1, pp);
+  out[n] = '\0';
   CHECK_EQ_INT(pclose(pp), 0);
 }
+
+/* Slice sizes that the writer once cut into strips of about 64 KiB, with the strips a page
+ * had then as float32 / uint16: 5 x 3 one / one, 200 x 120 two / one (the slices of
+ * `dbtr recon --dims 200,120,25`, which ImageJ failed to open), 400 x 120 three / two and
+ * 300 x 300 six / three. ImageJ misread every page of exactly two strips. */
+static const size_t imagej_sizes[4][2] = {{5, 3}, {200, 120}, {400, 120}, {300, 300}};
 
 DBTR_TEST(imagej_cross_check) {
   const char *jar = find_imagej();
   if (!jar) TEST_SKIP("no ImageJ (java, xvfb-run and ij.jar)");
-  char dir[64], path[256], line[512];
+  char dir[64], path[256], paths[2048] = "", want[8][256];
+  static char out[1 << 16];
   REQUIRE(tmp_make(dir) == 0);
-  tmp_path(path, dir, "vol.tif");
-  /* The voxel (x 3, y 1) of slice 3 (ImageJ counts slices from 1: z = 2) holds 19. */
-  write_known(path, NULL);
-  imagej_probe(jar, dir, path, line);
-  CHECK_STR_CONTAINS(line, "5 3 4 32 0.05 0.1 1.25 mm 19 19\n");
-  /* uint16 with scale 2: ImageJ shows the stored integers, 2 v = 38 (docs/volume-format.md:
-   * the scale is dbtr's own key, not an ImageJ calibration). */
-  dbtr_tiff_opts o = {DBTR_TIFF_UINT16, 2.0, 0.0};
-  write_known(path, &o);
-  imagej_probe(jar, dir, path, line);
-  CHECK_STR_CONTAINS(line, "5 3 4 16 0.05 0.1 1.25 mm 38 38\n");
+  /* uint16 with scale 2 and offset -10: stored = 2 (v + 10) = k + 20 where v = k / 2, and
+   * ImageJ's calibration c0 + c1 * stored = -10 + stored / 2 gives back v in 1/mm. */
+  dbtr_tiff_opts u16 = {DBTR_TIFF_UINT16, 2.0, -10.0};
+  for (int i = 0; i < 8; i++) {
+    size_t nx = imagej_sizes[i / 2][0], ny = imagej_sizes[i / 2][1], k = known_index(nx, ny);
+    int is16 = i % 2;
+    char name[64];
+    snprintf(name, sizeof name, "%s_%zux%zu.tif", is16 ? "u16" : "f32", nx, ny);
+    tmp_path(path, dir, name);
+    write_known(path, nx, ny, is16 ? &u16 : NULL);
+    snprintf(paths + strlen(paths), sizeof paths - strlen(paths), "%s%s", i ? " " : "", path);
+    /* The voxel (x 3, y 1) of slice 3 (ImageJ counts slices from 1: z = 2). */
+    snprintf(want[i], sizeof want[i], "%s %zu %zu 4 %d 0.05 0.1 1.25 mm %.4f %.4f 1/mm\n", name, nx, ny, is16 ? 16 : 32,
+             is16 ? (double)(k + 20) : (double)k / 2.0, (double)k / 2.0);
+  }
+  imagej_probe(jar, dir, paths, out, sizeof out);
+  for (int i = 0; i < 8; i++) CHECK_STR_CONTAINS(out, want[i]);
   tmp_remove(dir);
 }
 

@@ -1,0 +1,28 @@
+/* io/volume.h: writing a volume in the file type its name asks for: TIFF (.tif, .tiff;
+ * io/tiff.h) for Fiji/ImageJ, tifffile and napari, or NIfTI-1 (.nii, .nii.gz; io/nifti.h)
+ * for nibabel and the neuroimaging tools. The app writes every volume through
+ * dbtr_volume_write, so a new type is a new case here. docs/volume-format.md. */
+#ifndef DBTR_VOLUME_H
+#define DBTR_VOLUME_H
+
+#include "io/tiff.h"
+#include "recon/geom.h"
+
+typedef enum { DBTR_VOLUME_TIFF, DBTR_VOLUME_NIFTI, DBTR_VOLUME_NIFTI_GZ } dbtr_volume_type;
+
+/* The type named by the end of path, in any letter case: .tif or .tiff, .nii, .nii.gz.
+ * Anything else is DBTR_EINVAL with a message naming path and the endings accepted, so a
+ * caller can check an output name before the work that fills it. */
+int dbtr_volume_type_of(const char *path, dbtr_volume_type *type);
+
+/* Writes data ((nz, ny, nx) floats in 1/mm, x fastest) on grid as the type of path. opts
+ * (NULL: float32) is the sample format of every type: float32, or uint16 stored as
+ * round_sat((value - offset) * scale) with the scale written beside it (io/tiff.h). */
+int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+
+/* For io/ writers: the checks every type shares (a path, a volume with voxels, positive
+ * finite voxel sizes, a finite origin, a known format with a usable uint16 scale), each
+ * refusal DBTR_EINVAL naming path. */
+int dbtr__volume_check(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+
+#endif
