@@ -89,11 +89,12 @@ std::string value_text(const gdcm::DataElement &de) {
   return bv ? std::string(bv->GetPointer(), bv->GetLength()) : std::string();
 }
 
-/* One value of a DS or IS string: spaces and NUL padding around it are allowed. */
-bool parse_decimal(std::string token, double *out) {
+/* One value of a DS or IS string, trimmed in place: spaces and NUL padding around it are
+ * allowed. */
+bool parse_decimal(std::string &token, double *out) {
   size_t a = token.find_first_not_of(" \t"), b = token.find_last_not_of(std::string(" \t\0", 3));
-  if (a == std::string::npos || b == std::string::npos || b < a) return false;
-  token = token.substr(a, b - a + 1);
+  token = a == std::string::npos || b == std::string::npos || b < a ? std::string() : token.substr(a, b - a + 1);
+  if (token.empty()) return false;
   char *end = nullptr;
   errno = 0;
   *out = std::strtod(token.c_str(), &end);
