@@ -2,7 +2,7 @@
 # docs/dicom.md) through the CLI. tests/import_dicom.py writes DICOM files with pydicom from
 # a known geometry and checks the round trip or the refusal; one CTest entry per case. It
 # fails, not skips, without pydicom: run.sh installs python3-pydicom.
-set(dbtr_import_cases multiframe multiframe_mirrored singleframe_shuffled recon missing_tag
+set(dbtr_import_cases multiframe multiframe_mirrored singleframe_shuffled singleframe_rotating recon missing_tag
     multiframe_missing_tag inconsistent_spacing not_dicom mixed_series existing_output)
 foreach(c IN LISTS dbtr_import_cases)
   add_test(NAME import.${c} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/import.sh $<TARGET_FILE:dbtr> ${c})

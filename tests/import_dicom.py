@@ -98,20 +98,21 @@ def dataset(sop_class, series, pixels):
     return ds
 
 
-def write_single_frames(folder, c, order_seed=5):
-    """One MG For Processing file per view under a shuffled name; Instance Number k + 1."""
+def write_single_frames(folder, c, sids=None, order_seed=5):
+    """One MG For Processing file per view under a shuffled name; Instance Number k + 1.
+    sids: Distance Source to Detector per view; by default the stationary detector's."""
     os.makedirs(folder, exist_ok=True)
     series = generate_uid()
     rng = np.random.default_rng(order_seed)
     names = [f"img{n:04d}.dcm" for n in rng.permutation(9000)[: len(ANGLES)]]
     assert names != sorted(names), "the file names must not sort in view order"
-    src = sources()
+    # Distance to the stationary detector's centre on the chest-wall line, the origin.
+    sids = np.linalg.norm(sources(), axis=1) if sids is None else sids
     for k, name in enumerate(names):
         ds = dataset(MG_PROCESSING, series, c[k])
         ds.InstanceNumber = k + 1
         ds.PositionerPrimaryAngle = ds_text(ANGLES[k])
-        # Distance to the detector centre on the chest-wall line, the origin here.
-        ds.DistanceSourceToDetector = ds_text(float(np.linalg.norm(src[k])))
+        ds.DistanceSourceToDetector = ds_text(float(sids[k]))
         ds.save_as(os.path.join(folder, name), write_like_original=False)
     return [os.path.join(folder, n) for n in names]
 
@@ -225,6 +226,24 @@ def case_singleframe_shuffled(dbtr, work):
         fail(f"dbtr info does not say the pivot came from --system ge:\n{info}")
 
 
+def case_singleframe_rotating(dbtr, work):
+    """A detector that turns with the source about the pivot: its chest-wall centre goes to
+    (-h sin a, 0, h - h cos a), and the source stays ARM + PIVOT from it."""
+    c = counts(8)
+    folder = os.path.join(work, "views")
+    write_single_frames(folder, c, sids=[ARM + PIVOT] * len(ANGLES))
+    out = os.path.join(work, "scan.h5")
+    run([dbtr, "import", folder, "-o", out, "--pivot-height", str(PIVOT), "--detector", "rotating",
+         "--i0", str(I0), "--quiet"])
+    a = np.radians(ANGLES)
+    chest = np.stack([-PIVOT * np.sin(a), 0 * a, PIVOT - PIVOT * np.cos(a)], axis=1)
+    g = known_geometry()
+    g["detector_center"] = chest + [0.0, ROWS * ROW_MM / 2, 0.0]
+    g["detector_u"] = COL_MM * np.stack([np.cos(a), 0 * a, -np.sin(a)], axis=1)
+    check_scan(out, c, g, {"detector": "turning with the source about the pivot (--detector)",
+                           "source": "(--pivot-height)"})
+
+
 def case_recon(dbtr, work):
     folder = os.path.join(work, "views")
     write_single_frames(folder, counts(3))
@@ -307,6 +326,7 @@ CASES = {
     "multiframe": case_multiframe,
     "multiframe_mirrored": lambda dbtr, work: case_multiframe(dbtr, work, mirrored=True),
     "singleframe_shuffled": case_singleframe_shuffled,
+    "singleframe_rotating": case_singleframe_rotating,
     "recon": case_recon,
     "missing_tag": case_missing_tag,
     "multiframe_missing_tag": case_multiframe_missing_tag,
