@@ -41,7 +41,8 @@ typedef struct {
  * when the files give the breast thickness, and provenance notes for each. s->stored_dtype
  * is the smallest type that stores the counts exactly. On error s is left freed and the
  * message names the file and the attribute by tag and keyword, e.g.
- * "view3.dcm: (0018,1110) DistanceSourceToDetector: missing". */
+ * "view3.dcm: (0018,1110) DistanceSourceToDetector: missing"; a value single-frame images
+ * need and o lacks is named with the `dbtr import` flag that gives it. */
 int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o);
 
 #ifdef __cplusplus

@@ -205,6 +205,8 @@ static int thickness_grid(dbtr_scan *s, const dbtr__dcm *d, long frame, size_t c
                               "(0018,1111) DistanceSourceToPatient %g mm",
            dbtr__dcm_where(d, frame, where, sizeof where), t, sod);
   if (!(t > 0.0 && t < 1000.0)) return dbtr_err(DBTR_EFORMAT, "%s: a thickness from 0 to 1000 mm is expected", what);
+  /* Enough 1 mm slices to hold the thickness; the 1e-9 mm keeps a decimal string's last
+   * digit of noise (40.000000000001) from adding a slice. */
   const double *u = s->geom.detector_u, *v = s->geom.detector_v;
   dbtr_grid g = {s->geom.n_cols, s->geom.n_rows, (size_t)ceil(t - 1e-9), sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]),
                  sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), 1.0, {0.0, 0.0, 0.0}};
