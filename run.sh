@@ -17,7 +17,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 deps() {
   pkgs="build-essential cmake pkg-config libhdf5-dev libtiff-dev zlib1g-dev libnifti2-dev libglfw3-dev libgl-dev libpng-dev
         libgl1-mesa-dri xvfb xauth xdotool libmpfr-dev python3 python3-h5py python3-numpy python3-tifffile
-        python3-nibabel"
+        python3-nibabel libgdcm-dev python3-pydicom"
   # ImageJ 1.x (with a Java runtime) only for the tests: test_tiff_readers opens volumes in it.
   if [ "$what" = test ]; then pkgs="$pkgs imagej"; fi
   missing=""
@@ -48,12 +48,12 @@ demo)
   ./build/app/dbtr demo
   ;;
 test)
-  configure build -DDBTR_WERROR=ON
+  configure build -DDBTR_WERROR=ON -DDBTR_WITH_DICOM=ON
   # -j2: the viewer tests start their own X servers; the rest is CPU bound.
   ctest --test-dir build -LE slow --output-on-failure -j 2
   ;;
 asan)
-  configure build-asan -DCMAKE_BUILD_TYPE=Debug -DDBTR_WERROR=ON -DDBTR_WITH_CUDA=OFF -DDBTR_SANITIZE=address,undefined
+  configure build-asan -DCMAKE_BUILD_TYPE=Debug -DDBTR_WERROR=ON -DDBTR_WITH_CUDA=OFF -DDBTR_WITH_DICOM=ON -DDBTR_SANITIZE=address,undefined
   ctest --test-dir build-asan -L cpu -LE slow --output-on-failure -j 2
   ;;
 *)

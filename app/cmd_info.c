@@ -77,6 +77,9 @@ int dbtr_cmd_info(int argc, char **argv) {
            s.grid.origin[2]);
   else
     printf("  volume       no grid in the file (give --dims, --voxel, --origin to dbtr recon)\n");
+  /* Where each quantity came from, when the file says (dbtr import writes it). */
+  for (size_t i = 0; i < s.n_notes; i++)
+    printf("  %-12s %s: %s\n", i ? "" : "provenance", s.notes[i].key, s.notes[i].text);
   dbtr_scan_free(&s);
   return 0;
 }

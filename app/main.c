@@ -16,6 +16,7 @@ typedef struct {
 static const command commands[] = {
     {"demo", dbtr_cmd_demo, "simulate a small phantom scan, reconstruct it, report the error against the truth"},
     {"phantom", dbtr_cmd_phantom, "simulate a scan of an analytic phantom (and write its ground truth)"},
+    {"import", dbtr_cmd_import, "read DBT projections from DICOM into a scan file"},
     {"project", dbtr_cmd_project, "forward-project a TIFF volume into a scan file, optionally with Poisson noise"},
     {"recon", dbtr_cmd_recon, "reconstruct a scan file with ML-EM on the CPU or the GPU"},
     {"validate", dbtr_cmd_validate, "compare GPU modes with the CPU reference, iteration by iteration"},

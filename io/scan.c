@@ -495,6 +495,45 @@ static int read_volume(reader *r, dbtr_scan *s) {
   return 0;
 }
 
+typedef struct {
+  const reader *r;
+  dbtr_scan *s;
+  int rc;
+} notes_ctx;
+
+static herr_t read_note(hid_t grp, const char *name, const H5A_info_t *info, void *data) {
+  (void)info;
+  notes_ctx *n = data;
+  char label[128];
+  snprintf(label, sizeof label, "/provenance attribute '%s'", name);
+  if (n->s->n_notes == DBTR_SCAN_MAX_NOTES || strlen(name) >= sizeof n->s->notes[0].key) {
+    n->rc = dbtr_err(DBTR_EFORMAT, "%s: %s: at most %d attributes with names of up to %zu characters are read",
+                     n->r->path, label, DBTR_SCAN_MAX_NOTES, sizeof n->s->notes[0].key - 1);
+    return -1;
+  }
+  dbtr_scan_note *note = &n->s->notes[n->s->n_notes];
+  n->rc = read_str_attr(n->r, grp, name, label, note->text, sizeof note->text);
+  if (n->rc) return -1;
+  snprintf(note->key, sizeof note->key, "%s", name);
+  n->s->n_notes++;
+  return 0;
+}
+
+/* The optional /provenance group: string attributes saying where each quantity came from.
+ * Files written before it existed have none, and read as before. */
+static int read_provenance(reader *r, dbtr_scan *s) {
+  if (!link_exists(r->file, "/provenance")) return 0;
+  hid_t g = H5Oopen(r->file, "/provenance", H5P_DEFAULT);
+  if (g < 0) return dbtr_err(DBTR_EFORMAT, "%s: /provenance: cannot open", r->path);
+  notes_ctx n = {r, s, 0};
+  hsize_t idx = 0;
+  herr_t st = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, read_note, &n);
+  H5Oclose(g);
+  if (n.rc) return n.rc;
+  if (st < 0) return dbtr_err(DBTR_EFORMAT, "%s: /provenance: cannot list its attributes", r->path);
+  return 0;
+}
+
 /* The bulk data, read once every shape has been checked. */
 static int read_arrays(reader *r, dbtr_scan *s) {
   char what[1200];
@@ -540,6 +579,7 @@ static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), vo
   if (!rc) rc = inspect_i0(r, s);
   if (!rc) rc = read_geometry(r, s);
   if (!rc) rc = read_volume(r, s);
+  if (!rc) rc = read_provenance(r, s);
   /* The small parts are judged before the projections are read: a bad geometry should
    * not cost a read of gigabytes. */
   if (!rc) rc = dbtr_geom_check(&s->geom, geom_what);

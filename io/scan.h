@@ -25,6 +25,14 @@ typedef enum {
 /* How /projections is stored when written. */
 typedef enum { DBTR_DTYPE_FLOAT32 = 0, DBTR_DTYPE_FLOAT64, DBTR_DTYPE_UINT16, DBTR_DTYPE_UINT32 } dbtr_dtype;
 
+/* Where one quantity of the scan came from, e.g. key "i0", text "10000 from --i0": the
+ * optional /provenance attributes (docs/scan-format.md). Longer texts are cut. */
+#define DBTR_SCAN_MAX_NOTES 8
+typedef struct {
+  char key[32];
+  char text[512];
+} dbtr_scan_note;
+
 typedef struct {
   dbtr_geom geom;           /* per-view vectors and detector size */
   dbtr_quantity quantity;
@@ -34,6 +42,8 @@ typedef struct {
   int has_grid;             /* 1 if /volume attributes were present */
   dbtr_grid grid;           /* valid when has_grid */
   dbtr_dtype stored_dtype;  /* dtype /projections had in the file (reader) */
+  size_t n_notes;           /* provenance notes, in key order when read from a file */
+  dbtr_scan_note notes[DBTR_SCAN_MAX_NOTES];
 } dbtr_scan;
 
 typedef struct {
@@ -61,6 +71,13 @@ void dbtr_scan_free(dbtr_scan *s);
  * a damaged state, and closing it again, as its exit handler does, crashes. The writer has
  * removed that file already, and every file read is closed by then: nothing is lost. */
 void dbtr_scan_skip_exit_cleanup(void);
+
+/* Sets the provenance note `key` (replacing one of the same key) to the formatted text. */
+int dbtr_scan_note_set(dbtr_scan *s, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* i0 for view k, pixel index p (p = r * n_cols + c), whatever its stored shape. */
 double dbtr_scan_i0(const dbtr_scan *s, size_t k, size_t p);

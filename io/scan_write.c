@@ -4,7 +4,9 @@
  * apart, and writes under a temporary name that is renamed into place. */
 #include <hdf5.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,8 @@ static int write_fail(const writer *w, const char *name) {
 
 static int write_str_attr(const writer *w, hid_t obj, const char *attr, const char *value, const char *label) {
   hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
-  herr_t st = t >= 0 && sp >= 0 ? H5Tset_size(t, strlen(value)) : -1;
+  /* HDF5 has no zero-length fixed strings: "" is stored as one padding byte. */
+  herr_t st = t >= 0 && sp >= 0 ? H5Tset_size(t, strlen(value) ? strlen(value) : 1) : -1;
   if (st >= 0) st = H5Tset_strpad(t, H5T_STR_NULLPAD);
   if (st >= 0) st = (a = H5Acreate2(obj, attr, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 ? 0 : -1;
   if (st >= 0) st = H5Awrite(a, t, value);
@@ -120,6 +123,20 @@ static int write_projections(const writer *w, const dbtr_scan *s, const dbtr_sca
   return rc;
 }
 
+/* The optional /provenance group: one string attribute per note. */
+static int write_notes(const writer *w, const dbtr_scan *s) {
+  char label[96];
+  hid_t grp = H5Gcreate2(w->file, "/provenance", H5P_DEFAULT, w->gcpl, H5P_DEFAULT);
+  if (grp < 0) return write_fail(w, "/provenance");
+  int rc = 0;
+  for (size_t i = 0; i < s->n_notes && !rc; i++) {
+    snprintf(label, sizeof label, "/provenance attribute '%s'", s->notes[i].key);
+    rc = write_str_attr(w, grp, s->notes[i].key, s->notes[i].text, label);
+  }
+  H5Gclose(grp);
+  return rc;
+}
+
 static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_write_opts *o) {
   const dbtr_geom *g = &s->geom;
   int version = DBTR__SCAN_VERSION;
@@ -139,6 +156,7 @@ static int write_contents(const writer *w, const dbtr_scan *s, const dbtr_scan_w
   const double *src[4] = {g->source, g->detector_center, g->detector_u, g->detector_v};
   hsize_t gdims[2] = {g->n_views, 3};
   for (int i = 0; i < 4 && !rc; i++) rc = write_doubles(w, dbtr__scan_geom_names[i], 2, gdims, src[i]);
+  if (!rc && s->n_notes) rc = write_notes(w, s);
   if (rc || !s->has_grid) return rc;
   long long dims[3] = {(long long)s->grid.nx, (long long)s->grid.ny, (long long)s->grid.nz};
   double size[3] = {s->grid.dx, s->grid.dy, s->grid.dz};
@@ -178,12 +196,31 @@ static int check_writable(const dbtr_scan *s, const char *path, const dbtr_scan_
     return dbtr_err(DBTR_EINVAL, "%s: /i0: the shape is set but no values", path);
   if (s->quantity == DBTR_QUANTITY_COUNTS && s->i0_shape == DBTR_I0_NONE)
     return dbtr_err(DBTR_EINVAL, "%s: /i0: counts need i0, and the scan has none", path);
+  if (s->n_notes > DBTR_SCAN_MAX_NOTES)
+    return dbtr_err(DBTR_EINVAL, "%s: /provenance: %zu notes; at most %d", path, s->n_notes, DBTR_SCAN_MAX_NOTES);
   if (s->quantity != DBTR_QUANTITY_COUNTS && s->quantity != DBTR_QUANTITY_LINE_INTEGRAL)
     return dbtr_err(DBTR_EINVAL, "%s: /projections: unknown quantity %d", path, (int)s->quantity);
   return 0;
 }
 
 void dbtr_scan_skip_exit_cleanup(void) { H5dont_atexit(); }
+
+int dbtr_scan_note_set(dbtr_scan *s, const char *key, const char *fmt, ...) {
+  size_t i = 0;
+  while (i < s->n_notes && strcmp(s->notes[i].key, key) != 0) i++;
+  if (i == DBTR_SCAN_MAX_NOTES)
+    return dbtr_err(DBTR_EINVAL, "provenance note '%s': the scan holds %d notes already", key, DBTR_SCAN_MAX_NOTES);
+  if (!*key || strlen(key) >= sizeof s->notes[i].key)
+    return dbtr_err(DBTR_EINVAL, "provenance note '%s': a key has 1 to %zu characters", key,
+                    sizeof s->notes[i].key - 1);
+  snprintf(s->notes[i].key, sizeof s->notes[i].key, "%s", key);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->notes[i].text, sizeof s->notes[i].text, fmt, ap);
+  va_end(ap);
+  if (i == s->n_notes) s->n_notes++;
+  return 0;
+}
 
 int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts) {
   /* Without options, store exactly what is in memory. */

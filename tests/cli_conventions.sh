@@ -20,7 +20,7 @@ case $dbtr in /*) ;; */*) dbtr=$(pwd)/$dbtr ;; esac
 case $work in /*) ;; *) work=$(pwd)/$work ;; esac
 scan=$work/scan.h5
 
-COMMANDS="demo phantom project recon validate info view"
+COMMANDS="demo phantom project recon validate info view import"
 CASES="help_list help_unknown dashdash_operand phantom_i0 demo_output equals_form wrote_lines quiet_silent
 validate_report_no_force validate_diffs_no_force validate_force checkpoint_is_input checkpoint_exists
 checkpoint_folder_missing checkpoint_resume_same"

@@ -1,0 +1,14 @@
+# tests/import.cmake: `dbtr import` (io/dicom_import.c, io/dicom_geom.c, io/dicom.cc;
+# docs/dicom.md) through the CLI. tests/import_dicom.py writes DICOM files with pydicom from
+# a known geometry and checks the round trip or the refusal; one CTest entry per case. It
+# fails, not skips, without pydicom: run.sh installs python3-pydicom. Built only with GDCM
+# (DBTR_HAVE_DICOM); run.sh configures with DBTR_WITH_DICOM=ON, so CI never goes without.
+if(NOT DBTR_HAVE_DICOM)
+  return()
+endif()
+set(dbtr_import_cases multiframe multiframe_mirrored singleframe_shuffled singleframe_rotating recon missing_tag
+    multiframe_missing_tag inconsistent_spacing not_dicom mixed_series existing_output)
+foreach(c IN LISTS dbtr_import_cases)
+  add_test(NAME import.${c} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/import.sh $<TARGET_FILE:dbtr> ${c})
+  set_tests_properties(import.${c} PROPERTIES LABELS cpu TIMEOUT 120)
+endforeach()
