@@ -68,11 +68,11 @@ int dbtr_cmd_info(int argc, char **argv) {
   for (size_t v = 0; v < g->n_views; v++) {
     const double *sv = g->source + 3 * v, *d = g->detector_center + 3 * v;
     double ang = atan2(sv[0] - d[0], sv[2] - d[2]) * 180.0 / 3.14159265358979323846;
-    printf("               %-5zu (%8.2f, %8.2f, %8.2f) (%8.2f, %8.2f, %8.2f) %7.2f\n", v, sv[0], sv[1], sv[2], d[0],
+    printf("               %-5zu (%8.6g, %8.6g, %8.6g) (%8.6g, %8.6g, %8.6g) %7.4g\n", v, sv[0], sv[1], sv[2], d[0],
            d[1], d[2], ang);
   }
   if (s.has_grid)
-    printf("  volume       %zu x %zu x %zu voxels of %.4g x %.4g x %.4g mm, voxel 0 at (%.3f, %.3f, %.3f) mm\n",
+    printf("  volume       %zu x %zu x %zu voxels of %.4g x %.4g x %.4g mm, voxel 0 at (%.6g, %.6g, %.6g) mm\n",
            s.grid.nx, s.grid.ny, s.grid.nz, s.grid.dx, s.grid.dy, s.grid.dz, s.grid.origin[0], s.grid.origin[1],
            s.grid.origin[2]);
   else

@@ -10,6 +10,7 @@
 #include "app/run.h"
 #include "io/scan.h"
 #include "io/tiff.h"
+#include "io/volume.h"
 #include "phantoms/phantom.h"
 #include "phantoms/simulate.h"
 #include "phantoms/systems.h"
@@ -88,7 +89,11 @@ int dbtr_cmd_project(int argc, char **argv) {
   size_t n_vox = 0, n = 0;
   double t0 = cli_now();
   int rc = dbtr_tiff_read(in, &grid, &vol);
-  if (rc) return cli_fail(cmd, rc);
+  if (!rc) rc = dbtr_volume_check_finite(in, &grid, vol);
+  if (rc) {
+    free(vol);
+    return cli_fail(cmd, rc);
+  }
   if (a.grid.has_voxel) {
     grid.dx = a.grid.voxel[0];
     grid.dy = a.grid.voxel[1];

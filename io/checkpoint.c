@@ -123,12 +123,12 @@ static void encode(unsigned char *head, const dbtr_checkpoint_info *in) {
   memcpy(p + ARITH_LEN, in->backend, strnlen(in->backend, BACKEND_LEN - 1));
 }
 
-/* Strings from the file are shown to the user: anything but printable ASCII becomes '?',
- * so a damaged or hostile file cannot send control sequences to the terminal. */
+/* Strings from the file are shown to the user: sanitised, so a damaged or hostile file
+ * cannot send control sequences to the terminal. */
 static void copy_printable(char *dst, const unsigned char *src, size_t cap) {
-  size_t i = 0;
-  for (; i + 1 < cap && src[i]; i++) dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? (char)src[i] : '?';
-  dst[i] = 0;
+  memcpy(dst, src, cap - 1);
+  dst[cap - 1] = 0;
+  dbtr_sanitize(dst);
 }
 
 static void decode(const unsigned char *head, dbtr_checkpoint_info *out) {

@@ -515,6 +515,8 @@ static herr_t read_note(hid_t grp, const char *name, const H5A_info_t *info, voi
   n->rc = read_str_attr(n->r, grp, name, label, note->text, sizeof note->text);
   if (n->rc) return -1;
   snprintf(note->key, sizeof note->key, "%s", name);
+  dbtr_sanitize(note->key); /* `dbtr info` prints both */
+  dbtr_sanitize(note->text);
   n->s->n_notes++;
   return 0;
 }

@@ -481,12 +481,23 @@ static int read_metadata(TIFF *t, const char *path, dbtr_grid *g) {
   TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &resunit);
   /* mm per resolution unit. Inches almost always carry a screen "72 dpi", not a voxel size. */
   double per = unit > 0.0 ? unit : resunit == RESUNIT_NONE ? 1.0 : resunit == RESUNIT_CENTIMETER ? 10.0 : 0.0;
+  /* A voxel size the file states but that is no size (0, negative, NaN) is refused: taking
+   * 1 mm instead would give a plausible volume of the wrong size. */
   float xr = 0.0f, yr = 0.0f;
-  if (per > 0.0 && TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr) && isfinite(xr) && xr > 0.0f) g->dx = per / (double)xr;
-  if (per > 0.0 && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr) && isfinite(yr) && yr > 0.0f) g->dy = per / (double)yr;
+  int has_x = per > 0.0 && TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr);
+  int has_y = per > 0.0 && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr);
+  if ((has_x && !(isfinite(xr) && xr > 0.0f)) || (has_y && !(isfinite(yr) && yr > 0.0f)))
+    return dbtr_err(DBTR_EFORMAT, "%s: XResolution %g, YResolution %g: a resolution must be a positive number of "
+                    "pixels per unit", path, (double)xr, (double)yr);
+  if (has_x) g->dx = per / (double)xr;
+  if (has_y) g->dy = per / (double)yr;
   double s;
-  if (imagej && desc_value(desc, "spacing", v, sizeof v) && parse_doubles(v, &s, 1) && s > 0.0)
+  if (imagej && desc_value(desc, "spacing", v, sizeof v)) {
+    if (!parse_doubles(v, &s, 1) || !(s > 0.0))
+      return dbtr_err(DBTR_EFORMAT, "%s: ImageDescription: spacing=%s is not a positive number (ImageJ's slice "
+                      "thickness)", path, v);
     g->dz = s * (unit > 0.0 ? unit : 1.0);
+  }
   double d[3];
   if (desc_value(desc, "dbtr_voxel_size", v, sizeof v)) {
     if (!parse_doubles(v, d, 3) || !(d[0] > 0.0 && d[1] > 0.0 && d[2] > 0.0))

@@ -29,6 +29,15 @@ int dbtr_volume_type_of(const char *path, dbtr_volume_type *type) {
   return 0;
 }
 
+int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const float *data) {
+  size_t n = grid->nx * grid->ny * grid->nz;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(data[i]))
+      return dbtr_err(DBTR_EINVAL, "%s: voxel (%zu, %zu, %zu) is %g; a volume to project must be finite", path,
+                      i % grid->nx, i / grid->nx % grid->ny, i / (grid->nx * grid->ny), (double)data[i]);
+  return 0;
+}
+
 int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
   dbtr_volume_type type;
   int rc = dbtr_volume_type_of(path, &type);

@@ -20,6 +20,11 @@ int dbtr_volume_type_of(const char *path, dbtr_volume_type *type);
  * round_sat((value - offset) * scale) with the scale written beside it (io/tiff.h). */
 int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
 
+/* Every voxel finite, or DBTR_EINVAL naming path and the first voxel that is not (x, y, z):
+ * for volumes that go into a computation (dbtr project), where a NaN would come out as a
+ * plausible scan that dbtr recon then refuses. */
+int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const float *data);
+
 /* For io/ writers: the checks every type shares (a path, a volume with voxels, positive
  * finite voxel sizes, a finite origin, a known format with a usable uint16 scale), each
  * refusal DBTR_EINVAL naming path. */

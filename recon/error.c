@@ -32,11 +32,37 @@ int dbtr_exit_code(int code) {
   }
 }
 
+/* The length of the valid UTF-8 sequence at s (2 to 4 bytes, no overlong form, no
+ * surrogate, at most U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *s) {
+  size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+  if (n == 0 || s[0] > 0xf4) return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+      (s[0] == 0xf4 && s[1] > 0x8f))
+    return 0;
+  return n;
+}
+
+void dbtr_sanitize(char *s) {
+  unsigned char *p = (unsigned char *)s;
+  while (*p) {
+    size_t n = *p < 0x80 ? 1 : utf8_len(p);
+    if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+      *p++ = '?';
+      continue;
+    }
+    p += n;
+  }
+}
+
 int dbtr_err(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(dbtr__msg, sizeof dbtr__msg, fmt, ap);
   va_end(ap);
+  dbtr_sanitize(dbtr__msg);
   dbtr__msg_code = code;
   return code;
 }

@@ -48,6 +48,11 @@ int dbtr_err(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Replaces in place what a terminal would act on instead of showing: control bytes (below
+ * 0x20, and 0x7f) and bytes that are not valid UTF-8 become '?'. Every message recorded by
+ * dbtr_err passes through it, since messages quote file content (attribute values, paths,
+ * strings of checkpoints and TIFF descriptions); so does any file-derived string printed. */
+void dbtr_sanitize(char *s);
 /* The last message recorded on this thread, or the generic text if none. */
 const char *dbtr_errmsg(void);
 void dbtr_err_clear(void);

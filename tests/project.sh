@@ -46,10 +46,21 @@ expect 2 "exactly one of --system NAME and --geometry" neither.h5 truth.tif
 expect 2 "--system: unknown preset 'nosuch'" preset.h5 truth.tif --system nosuch
 expect 3 "missing.tif" volume.h5 missing.tif --system tiny
 expect 3 "nofile.h5" geometry.h5 truth.tif --geometry nofile.h5
+# A volume with a NaN or an infinity is refused at the input, naming the voxel, rather than
+# projected into a scan of NaN line integrals that dbtr recon would refuse later.
+/usr/bin/python3 - <<'PY' || fail "python3 with tifffile and numpy is needed to write the non-finite volumes"
+import numpy as np, tifffile
+for name, value in (("nan.tif", np.nan), ("inf.tif", np.inf)):
+    v = np.zeros((4, 5, 6), np.float32)
+    v[2, 3, 1] = value  # voxel (x, y, z) = (1, 3, 2)
+    tifffile.imwrite(name, v, imagej=True, resolution=(1.0, 1.0), metadata={"spacing": 1.0, "unit": "mm"})
+PY
+expect 2 "nan.tif: voxel (1, 3, 2) is nan" nanscan.h5 nan.tif --system tiny
+expect 2 "inf.tif: voxel (1, 3, 2) is inf" infscan.h5 inf.tif --system tiny
 # An existing output is kept, not overwritten, without --force.
 cp li.h5 kept.h5
 rc=0
 "$dbtr" project truth.tif --system tiny --i0 100 -o kept.h5 2>err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "kept.h5 exists" err.txt || fail "existing output: exit $rc ($(cat err.txt))"
 cmp li.h5 kept.h5
-echo "project: preset and scan-file geometry agree bit for bit; counts follow the seed; 6 refusals clean"
+echo "project: preset and scan-file geometry agree bit for bit; counts follow the seed; 8 refusals clean"

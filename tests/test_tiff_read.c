@@ -335,5 +335,32 @@ DBTR_TEST(read_dbtr_many_strips) {
   tmp_remove(dir);
 }
 
-DBTR_TEST_MAIN(refuse_not_tiff, refuse_truncated, refuse_page_sizes, refuse_samples_and_bits, refuse_dims_overflow,
+/* A voxel size the file states that is no size is refused, not taken as 1 mm: ImageJ
+ * spacing 0, negative, NaN, text; a resolution of 0 pixels per unit. The message names the
+ * file and quotes the value, with control bytes from the file made harmless. */
+DBTR_TEST(refuse_bad_voxel_size) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "bad.tif");
+  const char *spacings[] = {"0", "-1", "nan", "1mm", "\x1b[2J"};
+  for (size_t i = 0; i < sizeof spacings / sizeof spacings[0]; i++) {
+    char desc[256];
+    snprintf(desc, sizeof desc, "ImageJ=1.53t\nimages=2\nslices=2\nunit=mm\nspacing=%s\nloop=false\n", spacings[i]);
+    foreign f = {"w", 4, 3, 2, 0, 32, SAMPLEFORMAT_IEEEFP, 1, 0, RESUNIT_NONE, 4.0f, 2.0f, desc};
+    REQUIRE(write_foreign(path, &f, NULL) == 0);
+    dbtr_grid g;
+    float *v = NULL;
+    check_refusal(dbtr_tiff_read(path, &g, &v), DBTR_EFORMAT, path, "spacing=");
+    CHECK(v == NULL);
+    CHECK(strchr(dbtr_errmsg(), 0x1b) == NULL); /* the escape byte never reaches the terminal */
+  }
+  foreign zero = {"w", 4, 3, 2, 0, 32, SAMPLEFORMAT_IEEEFP, 1, 0, RESUNIT_NONE, 0.0f, 2.0f, NULL};
+  REQUIRE(write_foreign(path, &zero, NULL) == 0);
+  dbtr_grid g;
+  float *v = NULL;
+  check_refusal(dbtr_tiff_read(path, &g, &v), DBTR_EFORMAT, path, "XResolution 0");
+  tmp_remove(dir);
+}
+
+DBTR_TEST_MAIN(refuse_bad_voxel_size, refuse_not_tiff, refuse_truncated, refuse_page_sizes, refuse_samples_and_bits, refuse_dims_overflow,
                read_tiled_big_endian_int16, read_types_and_units, read_dbtr_many_strips)
