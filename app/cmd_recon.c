@@ -99,7 +99,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
   dbtr_grid grid;
   float *vol = NULL;
   size_t n_vox = 0;
-  if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid))) goto done;
+  if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid)) || (ex = app_check_memory(cmd, &scan, &grid, o))) goto done;
   if ((rc = dbtr_grid_count(&grid, &n_vox)) || (rc = dbtr_alloc((void **)&vol, n_vox, sizeof(float), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;

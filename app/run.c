@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/checkpoint.h"
+#include "recon/cpu.h"
 #include "recon/error.h"
 
 /* 2^30 voxels along an axis is far beyond any detector; the bound keeps nx * ny * nz in
@@ -89,6 +90,28 @@ static int resume_from(const char *cmd, const app_recon_opts *o, const dbtr_chec
   }
   free(vol);
   return ex;
+}
+
+int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o) {
+  double n_proj = (double)(scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols);
+  double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
+  dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
+  if (o->backend.mode) dbtr_gpu_mode_parse(o->backend.mode, &mode);
+  dbtr_precision p = dbtr_gpu_mode_precision(mode);
+  if (o->backend.precision) p = strcmp(o->backend.precision, "double") ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
+  double es = (double)dbtr_precision_size(p);
+  /* The float volume written, the data in double (y and i0, app_expand_data), the driver's
+   * conversions when it loads a backend (volume, y, i0) and the volume read back. */
+  double need = 4.0 * n_vox + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
+  const char *be = o->backend.backend ? o->backend.backend : "auto";
+  char name[256];
+  int cpu = !strcmp(be, "cpu") || (!strcmp(be, "auto") && !dbtr_gpu_available(name, sizeof name));
+  if (cpu) need += dbtr_cpu_backend_bytes(p, (size_t)n_proj, (size_t)n_vox);
+  char what[128];
+  snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side",
+           p == DBTR_PREC_DOUBLE ? "double" : "float");
+  int rc = dbtr_mem_check(need, what);
+  return rc ? cli_fail(cmd, rc) : 0;
 }
 
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,

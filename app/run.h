@@ -44,6 +44,11 @@ int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, c
  * The caller frees both. */
 int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
 
+/* Refuses with exit 4 and the sizes, before anything is allocated, a reconstruction whose
+ * host memory (the volume written, the data as the driver takes it, the backend's buffers
+ * on the CPU) exceeds what the machine or its cgroup has available (dbtr_mem_check). */
+int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o);
+
 /* Reconstructs scan on grid into vol (n_vox floats). backend_name receives the backend
  * that ran ("cpu-float", "gpu:cpu-match"). Returns an exit code (0 ok). */
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,

@@ -552,6 +552,10 @@ static int read_volume(TIFF *t, const char *path, uint64_t file_size, dbtr_grid 
   if (!rc) rc = scan_pages(t, path, file_size, &first, &nz, log);
   if (!rc && (rc = dbtr_size_mul3(first.w, first.h, nz, &count, path)))
     rc = dbtr_err(rc, "%s: %u x %u x %zu voxels overflow the address space", path, first.w, first.h, nz);
+  char what[1100];
+  snprintf(what, sizeof what, "%s: %u x %u x %zu voxels", path, first.w, first.h, nz);
+  /* A compressed TIFF declares sizes far beyond its own: checked before it expands. */
+  if (!rc) rc = dbtr_mem_check(4.0 * (double)count, what);
   if (!rc) rc = dbtr_alloc((void **)data, count, sizeof(float), path);
   if (rc) return rc;
   grid->nx = first.w;

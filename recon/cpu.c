@@ -91,3 +91,7 @@ int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj) {
 int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol) {
   return p->precision == DBTR_PREC_FLOAT ? cpu_f_back_all(&p->f, proj, vol) : cpu_d_back_all(&p->d, proj, vol);
 }
+
+double dbtr_cpu_backend_bytes(dbtr_precision p, size_t n_proj, size_t n_vox) {
+  return (double)dbtr_precision_size(p) * (10.0 * (double)n_proj + (double)n_vox);
+}

@@ -22,6 +22,12 @@ int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj);
 /* vol = A^T proj over all views. */
 int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol);
 
+/* Bytes a CPU backend (dbtr_cpu_backend_create) allocates for n_proj pixels and n_vox voxels
+ * in precision p: the ray records (4 per pixel) and lengths, the data, i0, forward
+ * projections and two pixel terms, and the volume (recon/cpu_impl.h, backend_create); the
+ * footprints and per-row sums are small beside them. For the up-front memory check. */
+double dbtr_cpu_backend_bytes(dbtr_precision p, size_t n_proj, size_t n_vox);
+
 /* Threads the CPU code will use for a request (0 = all). */
 int dbtr_cpu_threads(int requested);
 

@@ -57,10 +57,17 @@ for name, value in (("nan.tif", np.nan), ("inf.tif", np.inf)):
 PY
 expect 2 "nan.tif: voxel (1, 3, 2) is nan" nanscan.h5 nan.tif --system tiny
 expect 2 "inf.tif: voxel (1, 3, 2) is inf" infscan.h5 inf.tif --system tiny
+# A volume whose declared size exceeds the memory available is refused before it is read
+# (a small compressed TIFF can declare gigabytes); DBTR_MEMORY_LIMIT stands in for a small
+# machine: the tiny truth is 128 x 80 x 24 floats, 983040 bytes.
+rc=0
+DBTR_MEMORY_LIMIT=500000 "$dbtr" project truth.tif --system tiny -o big.h5 2>err.txt || rc=$?
+[ "$rc" -eq 4 ] && grep -q "truth.tif: 128 x 80 x 24 voxels needs" err.txt || fail "memory limit: exit $rc ($(cat err.txt))"
+[ ! -e big.h5 ] || fail "memory limit: big.h5 was written"
 # An existing output is kept, not overwritten, without --force.
 cp li.h5 kept.h5
 rc=0
 "$dbtr" project truth.tif --system tiny --i0 100 -o kept.h5 2>err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "kept.h5 exists" err.txt || fail "existing output: exit $rc ($(cat err.txt))"
 cmp li.h5 kept.h5
-echo "project: preset and scan-file geometry agree bit for bit; counts follow the seed; 8 refusals clean"
+echo "project: preset and scan-file geometry agree bit for bit; counts follow the seed; 9 refusals clean"
