@@ -100,6 +100,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
   float *vol = NULL;
   size_t n_vox = 0;
   if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid)) || (ex = app_check_memory(cmd, &scan, &grid, o))) goto done;
+  app_warn_doubts(cmd, &scan);
   if ((rc = dbtr_grid_count(&grid, &n_vox)) || (rc = dbtr_alloc((void **)&vol, n_vox, sizeof(float), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;

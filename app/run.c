@@ -8,6 +8,7 @@
 
 #include "io/checkpoint.h"
 #include "recon/cpu.h"
+#include "recon/doubt.h"
 #include "recon/error.h"
 
 /* 2^30 voxels along an axis is far beyond any detector; the bound keeps nx * ny * nz in
@@ -92,6 +93,14 @@ static int resume_from(const char *cmd, const app_recon_opts *o, const dbtr_chec
   return ex;
 }
 
+void app_warn_doubts(const char *cmd, const dbtr_scan *scan) {
+  dbtr_doubt d[3];
+  size_t n = dbtr_doubt_geometry(&scan->geom, d, 2);
+  if (scan->quantity == DBTR_QUANTITY_COUNTS)
+    n += dbtr_doubt_counts(scan->proj, scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols, d + n, 1);
+  for (size_t i = 0; i < n; i++) fprintf(stderr, "dbtr %s: warning: %s\n", cmd, d[i].text);
+}
+
 int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o) {
   double n_proj = (double)(scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols);
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
@@ -127,6 +136,8 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   dbtr_mlem m;
   dbtr_backend *b = NULL;
   void *tmp = NULL;
+  double *devs = NULL; /* each iteration's deviance, for the doubts about the fit */
+  unsigned said = 0;
   int ex = 0;
   if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->backend.threads))) {
     ex = cli_fail(cmd, rc);
@@ -146,7 +157,8 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
             cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
             o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0);
-  if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume"))) {
+  if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume")) ||
+      (rc = dbtr_alloc((void **)&devs, o->iterations, sizeof *devs, "deviances"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
@@ -159,6 +171,10 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     if (!o->quiet)
       fprintf(stderr, "  iteration %3zu/%zu  deviance %.6e  (%.1f per pixel)  %.2f s\n", it, o->iterations, dev,
               dev / (double)m.n_proj, cli_now() - t);
+    devs[it - first] = dev;
+    dbtr_doubt doubt;
+    if (dbtr_doubt_fit(devs, it - first + 1, m.n_proj, o->subsets, &said, &doubt))
+      fprintf(stderr, "dbtr %s: warning: %s\n", cmd, doubt.text);
     if (o->checkpoint && (it % o->checkpoint_every == 0 || it == o->iterations)) {
       ci.iterations = it;
       if ((rc = b->get_volume(b, tmp)) || (rc = dbtr_checkpoint_write(o->checkpoint, &ci, tmp))) {
@@ -174,6 +190,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   }
   dbtr_convert_to_float(b->precision, tmp, m.n_vox, vol);
 done:
+  free(devs);
   free(tmp);
   dbtr_backend_destroy(&b);
   dbtr_mlem_free(&m);

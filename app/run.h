@@ -44,6 +44,11 @@ int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, c
  * The caller frees both. */
 int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
 
+/* Warns on stderr, with the likely cause, when the scan's geometry or data look like a
+ * mistake dbtr cannot refuse (recon/doubt.h): a geometry in cm, line integrals labelled
+ * counts. Warnings show even with --quiet: they are about the result, not progress. */
+void app_warn_doubts(const char *cmd, const dbtr_scan *scan);
+
 /* Refuses with exit 4 and the sizes, before anything is allocated, a reconstruction whose
  * host memory (the volume written, the data as the driver takes it, the backend's buffers
  * on the CPU) exceeds what the machine or its cgroup has available (dbtr_mem_check). */

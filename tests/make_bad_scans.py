@@ -147,6 +147,28 @@ def virtual(source):
     return fn
 
 
+def geometry_in_cm(f):
+    # Every length divided by 10, the grid's too: a consistent scan in cm that dbtr reads
+    # as mm, a system 66 mm tall.
+    for name in ("source", "detector_center", "detector_u", "detector_v"):
+        replace(f, "geometry/" + name, f["geometry/" + name][...] / 10.0)
+    for attr in ("voxel_size", "origin"):
+        f["volume"].attrs[attr] = f["volume"].attrs[attr] / 10.0
+
+
+def counts_are_line_integrals(f):
+    # The line integrals log(i0 / y) (clipped at 0) stored under quantity "counts".
+    i0 = float(f["i0"][()])
+    p = f["projections"][...].astype(np.float64)
+    replace(f, "projections", np.maximum(np.log(i0 / np.maximum(p, 0.5)), 0.0).astype(np.float32))
+
+
+def transposed(f):
+    # Each view stored (cols, rows): a valid shape, the wrong image.
+    p = f["projections"][...]
+    replace(f, "projections", np.ascontiguousarray(p.transpose(0, 2, 1)))
+
+
 def volume_outside(f):
     # The grid moved 10 m along x: no view sees it (the tiny detector is 128 mm wide).
     o = f["volume"].attrs["origin"].copy()
@@ -191,6 +213,9 @@ CASES = dict([
     edit("virtual_missing_source", virtual("missing_source.h5")),
     edit("virtual_self", virtual(".")),
     edit("lzf_filter", lzf_filter),
+    edit("geometry_in_cm", geometry_in_cm),
+    edit("counts_are_line_integrals", counts_are_line_integrals),
+    edit("transposed", transposed),
 ])
 
 
