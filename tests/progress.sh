@@ -2,7 +2,7 @@
 # tests/progress.sh DBTR CASE: the progress lines of app/progress.c, as a log (stderr not a
 # terminal) writes them. DBTR_PROGRESS_SECONDS=0 puts a line at every report, so a tiny
 # scan gives lines at all. CASE:
-#   lines      recon and phantom write lines of the documented form, and --quiet
+#   lines      recon, validate and phantom write lines of the documented form, and --quiet
 #              writes nothing at all;
 #   interrupt  a recon with --checkpoint ended by SIGINT says how to resume, and exits 130.
 set -eu
@@ -25,11 +25,17 @@ lines)
   bad=$(grep '^dbtr recon: iteration' err.txt | grep -Ecv "^dbtr recon: iteration [12]/2: $part; all 2: $part\$") || true
   [ "$bad" -eq 0 ] || fail "$bad recon progress lines of another form"
   grep -q '^  iteration   2/2  deviance' err.txt || fail "the line per iteration is gone"
+  "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 >out.txt 2>err.txt
+  grep -Eq "^dbtr validate: cpu-double reference \(2 of 4\): iteration 2/2: $part; all 2: $part\$" err.txt ||
+    fail "no validate progress line"
+  grep -Eq "^dbtr validate: cpu-1-thread \(3 of 4\): iteration 1/2: $part; all 2: $part\$" err.txt ||
+    fail "no progress line of a path"
   "$dbtr" phantom -o p.h5 --truth t.tif 2>err.txt
   grep -Eq "^dbtr phantom: projecting the views: $part\$" err.txt || fail "no projection progress"
   grep -Eq "^dbtr phantom: voxelising the ground truth: $part\$" err.txt || fail "no voxelisation progress"
   # --quiet: nothing, on either stream.
   "$dbtr" recon scan.h5 -o q.tif --backend cpu --iterations 2 --subsets 3 --quiet >out.txt 2>err.txt
+  "$dbtr" validate scan.h5 --modes cpu-1-thread --iterations 1 --quiet >/dev/null 2>>err.txt
   "$dbtr" phantom -o q.h5 --truth q_truth.tif --quiet >>out.txt 2>>err.txt
   [ ! -s err.txt ] && [ ! -s out.txt ] || { cat out.txt err.txt; fail "--quiet printed"; }
   echo "progress: lines of the documented form, none with --quiet"
