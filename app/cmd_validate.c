@@ -275,8 +275,8 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads)) || (rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
   if (v.spilled && !o->quiet)
     fprintf(stderr,
-            "dbtr validate: the references' recorded states (%.1f GiB) do not fit beside the run in the memory "
-            "available (%.1f GiB): they go to an unnamed temporary file in %s\n",
+            "dbtr validate: the references' recorded states (%.3g GiB) do not fit in the memory left beside the "
+            "run (%.3g GiB): they go to an unnamed temporary file in %s\n",
             v.record_bytes / 1073741824.0, v.memory_bytes / 1073741824.0, v.spill_dir);
   if ((ex = check_outputs(cmd, o, &v))) goto done;
   if (!o->quiet) print_header(o, &scan, &grid, algo, gpu_name);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recon/cpu.h"
 #include "recon/error.h"
 #include "recon/validate_store.h"
 
@@ -91,12 +92,24 @@ static size_t proj_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return
 
 /* What the run holds besides the recording: its comparison buffers (a volume and a
  * projection stack each in pv, pp and rv, rp in double, and cv, cp in float) and the
- * largest backend it runs on the host, a CPU reference (recon/cpu_impl.h: per pixel a ray
- * record of 4, its length, the data, i0, A mu and two pixel terms; the volume). */
+ * largest backend it runs on the host, a CPU reference. */
 static double working_bytes(const dbtr_validate *v) {
-  double nv = (double)v->m->n_vox, np = (double)v->m->n_proj;
-  double es = v->have_ref[DBTR_VREF_DOUBLE] ? 8.0 : 4.0;
-  return (nv + np) * (2.0 * 8.0 + 4.0) + (10.0 * np + nv) * es;
+  const dbtr_mlem *m = v->m;
+  dbtr_precision p = v->have_ref[DBTR_VREF_DOUBLE] ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
+  return ((double)m->n_vox + (double)m->n_proj) * (2.0 * 8.0 + 4.0) + dbtr_cpu_backend_bytes(p, m->n_proj, m->n_vox);
+}
+
+/* The memory the recording may take: what opts gives, or what is available less the
+ * working set, which must fit itself; negative when nothing is known. */
+static int record_memory(dbtr_validate *v) {
+  if (v->o.record_memory) {
+    v->memory_bytes = (double)v->o.record_memory;
+    return 0;
+  }
+  double work = working_bytes(v), avail = dbtr_mem_available();
+  int rc = dbtr_mem_check(work, "the comparison (its buffers and the CPU reference)");
+  v->memory_bytes = avail < 0.0 ? -1.0 : avail - work;
+  return rc;
 }
 
 /* Sizes the recording and opens it in memory, or, when it and the working buffers would not
@@ -119,8 +132,8 @@ static int open_store(dbtr_validate *v) {
     if (!p->replays) rc = dbtr_size_mul(m->n_vox, dbtr_precision_size(p->prec), &sizes[n_ref + i], "validate: final volume");
   }
   for (size_t i = 0; i < n; i++) v->record_bytes += (double)sizes[i];
-  v->memory_bytes = (double)(v->o.host_memory ? v->o.host_memory : dbtr__host_memory());
-  v->spilled = v->memory_bytes > 0.0 && v->record_bytes + working_bytes(v) > v->memory_bytes;
+  if (!rc) rc = record_memory(v);
+  v->spilled = v->memory_bytes >= 0.0 && v->record_bytes > v->memory_bytes;
   const char *dir = v->o.spill_dir, *tmp = getenv("TMPDIR");
   if (!dir) dir = tmp && *tmp ? tmp : "/tmp";
   snprintf(v->spill_dir, sizeof v->spill_dir, "%s", dir);

@@ -73,9 +73,10 @@ typedef struct {
   void (*progress)(void *user, const dbtr_validate_progress *at);
   void *progress_user;
   double progress_every;
-  /* Bytes the recording may take in memory beside the run's working buffers; 0: what the
-   * machine and the process's cgroup have available when the run opens. */
-  size_t host_memory;
+  /* Bytes the recording may take in memory; 0: what is available when the run opens
+   * (dbtr_mem_available: the machine's and the cgroup's, or DBTR_MEMORY_LIMIT) less the run's
+   * working buffers and largest CPU backend, which must fit (DBTR_ENOMEM otherwise). */
+  size_t record_memory;
   const char *spill_dir;     /* the folder for the recording's temporary file; NULL: $TMPDIR, else /tmp */
 } dbtr_validate_opts;
 
@@ -88,7 +89,7 @@ typedef struct {
   int have_ref[DBTR_VREF_COUNT]; /* 1 for each reference some path is compared with */
   size_t done;               /* iterations run (by every path, once the run has run) */
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
-  double memory_bytes;       /* the memory it was weighed against (0: not known, kept in memory) */
+  double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
   int spilled;               /* 1: the recording is in an unnamed temporary file in spill_dir */
   char spill_dir[1024];
   /* private */

@@ -119,37 +119,3 @@ void dbtr__vstore_close(dbtr__vstore *s) {
   memset(s, 0, sizeof *s);
   s->fd = -1;
 }
-
-/* The first number in the file at path, 0 if it cannot be read or holds none ("max"). */
-static unsigned long long read_number(const char *path, const char *after) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long v = 0;
-  while (fgets(line, sizeof line, f)) {
-    const char *p = after ? strstr(line, after) : line;
-    if (p && sscanf(p + (after ? strlen(after) : 0), "%llu", &v) == 1) break;
-    v = 0;
-  }
-  fclose(f);
-  return v;
-}
-
-/* What a cgroup with a limit still allows: limit less use; 0 without a limit. */
-static unsigned long long cgroup_room(const char *limit_path, const char *usage_path) {
-  unsigned long long limit = read_number(limit_path, NULL), used = read_number(usage_path, NULL);
-  /* cgroup v1 writes "no limit" as a number near 2^63. */
-  if (limit == 0 || limit >= (1ull << 62)) return 0;
-  return limit > used ? limit - used : 1;
-}
-
-size_t dbtr__host_memory(void) {
-  unsigned long long room = read_number("/proc/meminfo", "MemAvailable:") * 1024ull;
-  const unsigned long long cg[] = {
-      cgroup_room("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-      cgroup_room("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
-  };
-  for (size_t i = 0; i < sizeof cg / sizeof cg[0]; i++)
-    if (cg[i] && (room == 0 || cg[i] < room)) room = cg[i];
-  return room > (unsigned long long)(size_t)-1 ? (size_t)-1 : (size_t)room;
-}

@@ -24,9 +24,4 @@ int dbtr__vstore_put(dbtr__vstore *s, size_t slot, const void *src);
 int dbtr__vstore_get(const dbtr__vstore *s, size_t slot, void *dst);
 void dbtr__vstore_close(dbtr__vstore *s);
 
-/* Bytes of memory this process can still take without pushing the machine into swap or its
- * cgroup over its limit: the smaller of MemAvailable (/proc/meminfo) and, for a cgroup with
- * a limit, the limit less what the cgroup uses. 0 when neither can be read. */
-size_t dbtr__host_memory(void);
-
 #endif

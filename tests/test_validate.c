@@ -328,7 +328,7 @@ static void run_with_memory(test_mlem_problem *p, const char *dir, size_t memory
                             float *vols, int *spilled) {
   const char *paths[] = {"cpu-1-thread", "cpu-float"};
   dbtr_validate_opts o = opts(paths, 2, 3, lockstep);
-  o.host_memory = memory;
+  o.record_memory = memory;
   o.spill_dir = dir;
   dbtr_validate v;
   size_t n = p->m.n_vox;
@@ -378,7 +378,7 @@ DBTR_TEST(spilled_recording_gives_the_same_rows) {
   /* A spill folder that is not there fails when the run opens, naming it. */
   const char *paths[] = {"cpu-float"};
   dbtr_validate_opts o = opts(paths, 1, 1, 0);
-  o.host_memory = 1;
+  o.record_memory = 1;
   o.spill_dir = dir;
   dbtr_validate v;
   CHECK_EQ_INT(dbtr_validate_open(&v, &p.m, &o), DBTR_EIO);
