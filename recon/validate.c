@@ -112,8 +112,8 @@ static int record_memory(dbtr_validate *v) {
   return rc;
 }
 
-/* Sizes the recording and opens it in memory, or, when it and the working buffers would not
- * fit in the memory there is, in an unnamed file in the spill folder. */
+/* Sizes the recording and opens it in memory, or, when it would not fit in the memory left
+ * beside the working set, in an unnamed file in the spill folder. */
 static int open_store(dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
   size_t n_ref = vol_slot(v, DBTR_VREF_COUNT, 0), n = n_ref + v->n_paths, *sizes;
@@ -248,10 +248,9 @@ static const dbtr_mlem_progress *begin_iteration(dbtr_validate *v, size_t it, db
   return hook;
 }
 
-static void begin_stage(dbtr_validate *v, const char *name, int is_reference) {
+static void begin_stage(dbtr_validate *v, const char *name) {
   v->at.stage++;
   v->at.name = name;
-  v->at.is_reference = is_reference;
   v->at.iterations = v->iterations;
 }
 
@@ -259,7 +258,7 @@ static void begin_stage(dbtr_validate *v, const char *name, int is_reference) {
 static int record_reference(dbtr_validate *v, dbtr_vref r) {
   const dbtr_mlem *m = v->m;
   dbtr_backend *b = NULL;
-  begin_stage(v, r == DBTR_VREF_DOUBLE ? "cpu-double reference" : "cpu-float reference", 1);
+  begin_stage(v, r == DBTR_VREF_DOUBLE ? "cpu-double reference" : "cpu-float reference");
   int rc = dbtr_cpu_backend_create(&b, ref_prec(r), &m->prob);
   if (!rc) rc = dbtr_mlem_load(m, b, NULL, 0.0);
   for (size_t it = 0; it < v->iterations && !rc; it++) {
@@ -320,7 +319,7 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
   const dbtr_mlem *m = v->m;
   dbtr_backend *b = NULL;
   int rc = 0;
-  begin_stage(v, p->name, 0);
+  begin_stage(v, p->name);
   if (!p->replays) {
     dbtr_problem prob = m->prob;
     if (p->threads) prob.threads = p->threads;

@@ -57,7 +57,6 @@ typedef struct {
 typedef struct {
   size_t stage, n_stages;    /* 1-based */
   const char *name;          /* "cpu-double reference", or the path's name */
-  int is_reference;
   size_t iteration, iterations; /* 1-based */
   double fraction;           /* of the iteration, 0 to 1 */
 } dbtr_validate_progress;
