@@ -9,6 +9,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/progress.h"
 #include "app/run.h"
 #include "app/validate.h"
 #include "io/tiff.h"
@@ -122,13 +123,37 @@ static void print_row(size_t it, const char *name, const char *what, const dbtr_
          (unsigned long long)s->median_ulp, s->rel_l2, s->n_differ_u16, dev);
 }
 
-/* The engine's row callback: a path's two lines of the table. */
-static void on_row(void *user, const dbtr_validate_row *row) {
-  (void)user;
-  char label[64];
-  snprintf(label, sizeof label, "%s (%s)", row->path->name, row->reference);
-  print_row(row->iteration, label, "proj", row->proj, row->deviance);
-  print_row(row->iteration, "", "vol", row->vol, row->deviance);
+/* The table, iteration by iteration, each path's two lines. The engine measures path by
+ * path (one backend at a time), so the table is printed from its results once all are in. */
+static void print_table(const dbtr_validate *v) {
+  for (size_t it = 0; it < v->iterations; it++)
+    for (size_t i = 0; i < v->n_paths; i++) {
+      const dbtr_vpath *p = &v->paths[i];
+      char label[64];
+      snprintf(label, sizeof label, "%s (%s)", p->name, dbtr_validate_ref_name(p->ref));
+      print_row(it + 1, label, "proj", &p->proj[it], p->deviance[it]);
+      print_row(it + 1, "", "vol", &p->vol[it], p->deviance[it]);
+    }
+}
+
+/* The progress line through the stages: each reference, then each path. */
+typedef struct {
+  app_progress line;
+  size_t stage, iteration; /* where the engine last stood */
+} stage_progress;
+
+static void on_progress(void *user, const dbtr_validate_progress *at) {
+  stage_progress *s = user;
+  if (at->stage != s->stage) {
+    char label[128];
+    snprintf(label, sizeof label, "%s (%zu of %zu)", at->name, at->stage, at->n_stages);
+    app_progress_run(&s->line, label, 1, at->iterations);
+  } else if (at->iteration != s->iteration) {
+    app_progress_item(&s->line, at->iteration);
+  }
+  s->stage = at->stage;
+  s->iteration = at->iteration;
+  app_progress_update(&s->line, at->fraction);
 }
 
 /* The problem in one line, then the table's column heads. */
@@ -234,16 +259,31 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   dbtr_algo algo = scan.quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
   if ((rc = app_expand_data(&scan, algo, &y, &i0))) goto fail;
   dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
+  stage_progress sp = {0};
+  app_progress_init(&sp.line, cmd, o->quiet);
   dbtr_validate_opts vo = {.paths = names, .n_paths = n_names, .explain = o->explain, .iterations = o->iterations,
-                           .lockstep = o->lockstep};
-  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads)) || (rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
-  /* The folders first, so the check can see whether a file could be created there; an
-   * existing folder is fine, and one that cannot be made shows in the check. */
+                           .lockstep = o->lockstep, .progress = o->quiet ? NULL : on_progress, .progress_user = &sp,
+                           .progress_every = app_progress_hook(&sp.line).every,
+                           /* $TMPDIR is the user's choice; without one, beside the report rather than in a /tmp that
+                            * may be memory itself. */
+                           .spill_dir = getenv("TMPDIR") ? NULL : o->report};
+  /* The folders first, so the check can see whether a file could be created there and the
+   * recording can spill beside the report; an existing folder is fine, and one that cannot
+   * be made shows in the check. */
   if (o->diffs) mkdir(o->diffs, 0755);
   if (o->report) mkdir(o->report, 0755);
+  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads)) || (rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
+  if (v.spilled && !o->quiet)
+    fprintf(stderr,
+            "dbtr validate: the references' recorded states (%.3g GiB) do not fit in the memory left beside the "
+            "run (%.3g GiB): they go to an unnamed temporary file in %s\n",
+            v.record_bytes / 1073741824.0, v.memory_bytes / 1073741824.0, v.spill_dir);
   if ((ex = check_outputs(cmd, o, &v))) goto done;
   if (!o->quiet) print_header(o, &scan, &grid, algo, gpu_name);
-  if ((rc = dbtr_validate_run(&v, o->quiet ? NULL : on_row, NULL))) goto fail;
+  rc = dbtr_validate_run(&v, NULL, NULL);
+  app_progress_clear(&sp.line);
+  if (rc) goto fail;
+  if (!o->quiet) print_table(&v);
   if (o->diffs && (rc = save_diffs(o, &v, &grid, m.n_vox))) goto fail;
   print_verdicts(&v);
   if (o->explain) print_explain(&v);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/progress.h"
+#include "io/atomic_file.h"
 #include "io/checkpoint.h"
 #include "recon/cpu.h"
 #include "recon/doubt.h"
@@ -123,6 +125,63 @@ int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gr
   return rc ? cli_fail(cmd, rc) : 0;
 }
 
+/* --checkpoint: what the signal handler says if a signal ends the run now. saved names the
+ * file holding the latest state (NULL: none yet). */
+static void on_interrupt_say(const app_progress *pr, const app_recon_opts *o, const char *saved) {
+  if (!saved)
+    app_progress_on_interrupt(pr, "dbtr %s: interrupted before the first checkpoint: nothing to resume from\n", pr->cmd);
+  else
+    app_progress_on_interrupt(pr, "dbtr %s: interrupted; to go on, run the same command with --resume %s%s%s%s\n",
+                              pr->cmd, saved, o->resume && strcmp(o->resume, saved) ? " (in place of --resume " : "",
+                              o->resume && strcmp(o->resume, saved) ? o->resume : "",
+                              o->resume && strcmp(o->resume, saved) ? ")" : "");
+}
+
+/* Iterations first..o->iterations on b, with the progress line, a line per iteration, the
+ * doubts about the fit, the checkpoints and the caller's hook. tmp holds a volume of b's
+ * precision. Returns an exit code. */
+static int iterate(const char *cmd, const app_recon_opts *o, const dbtr_mlem *m, dbtr_backend *b, size_t first,
+                   dbtr_checkpoint_info *ci, void *tmp) {
+  double *devs; /* each iteration's deviance, for the doubts about the fit */
+  unsigned said = 0;
+  int rc = dbtr_alloc((void **)&devs, o->iterations, sizeof *devs, "deviances"), ex = 0;
+  if (rc) return cli_fail(cmd, rc);
+  app_progress pr;
+  app_progress_init(&pr, cmd, o->quiet);
+  app_progress_run(&pr, NULL, first, o->iterations);
+  const dbtr_mlem_progress hook = app_progress_hook(&pr);
+  if (o->checkpoint) on_interrupt_say(&pr, o, o->resume);
+  for (size_t it = first; it <= o->iterations && !ex; it++) {
+    double t = cli_now(), dev;
+    app_progress_item(&pr, it);
+    rc = dbtr_mlem_iterate_progress(m, b, &dev, o->quiet ? NULL : &hook);
+    app_progress_clear(&pr);
+    if (rc) {
+      ex = cli_fail(cmd, rc);
+      break;
+    }
+    if (!o->quiet)
+      fprintf(stderr, "  iteration %3zu/%zu  deviance %.6e  (%.1f per pixel)  %.2f s\n", it, o->iterations, dev,
+              dev / (double)m->n_proj, cli_now() - t);
+    devs[it - first] = dev;
+    dbtr_doubt doubt;
+    if (dbtr_doubt_fit(devs, it - first + 1, m->n_proj, o->subsets, &said, &doubt))
+      fprintf(stderr, "dbtr %s: warning: %s\n", cmd, doubt.text);
+    if (o->checkpoint && (it % o->checkpoint_every == 0 || it == o->iterations)) {
+      ci->iterations = it;
+      if ((rc = b->get_volume(b, tmp)) || (rc = dbtr_checkpoint_write(o->checkpoint, ci, tmp))) {
+        ex = cli_fail(cmd, rc);
+        break;
+      }
+      on_interrupt_say(&pr, o, o->checkpoint);
+    }
+    if (o->on_iteration) ex = o->on_iteration(o->user, it, b);
+  }
+  dbtr_atomic_on_signal_message(NULL);
+  free(devs);
+  return ex;
+}
+
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
                     float *vol, char *backend_name, size_t name_len) {
   dbtr_algo algo = scan->quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
@@ -136,8 +195,6 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   dbtr_mlem m;
   dbtr_backend *b = NULL;
   void *tmp = NULL;
-  double *devs = NULL; /* each iteration's deviance, for the doubts about the fit */
-  unsigned said = 0;
   int ex = 0;
   if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->backend.threads))) {
     ex = cli_fail(cmd, rc);
@@ -157,40 +214,17 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
             cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
             o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0);
-  if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume")) ||
-      (rc = dbtr_alloc((void **)&devs, o->iterations, sizeof *devs, "deviances"))) {
+  if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  for (size_t it = first; it <= o->iterations; it++) {
-    double t = cli_now(), dev;
-    if ((rc = dbtr_mlem_iterate(&m, b, &dev))) {
-      ex = cli_fail(cmd, rc);
-      goto done;
-    }
-    if (!o->quiet)
-      fprintf(stderr, "  iteration %3zu/%zu  deviance %.6e  (%.1f per pixel)  %.2f s\n", it, o->iterations, dev,
-              dev / (double)m.n_proj, cli_now() - t);
-    devs[it - first] = dev;
-    dbtr_doubt doubt;
-    if (dbtr_doubt_fit(devs, it - first + 1, m.n_proj, o->subsets, &said, &doubt))
-      fprintf(stderr, "dbtr %s: warning: %s\n", cmd, doubt.text);
-    if (o->checkpoint && (it % o->checkpoint_every == 0 || it == o->iterations)) {
-      ci.iterations = it;
-      if ((rc = b->get_volume(b, tmp)) || (rc = dbtr_checkpoint_write(o->checkpoint, &ci, tmp))) {
-        ex = cli_fail(cmd, rc);
-        goto done;
-      }
-    }
-    if (o->on_iteration && (ex = o->on_iteration(o->user, it, b))) goto done;
-  }
+  if ((ex = iterate(cmd, o, &m, b, first, &ci, tmp))) goto done;
   if ((rc = b->get_volume(b, tmp))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
   dbtr_convert_to_float(b->precision, tmp, m.n_vox, vol);
 done:
-  free(devs);
   free(tmp);
   dbtr_backend_destroy(&b);
   dbtr_mlem_free(&m);
@@ -204,11 +238,13 @@ typedef struct {
   const dbtr_simulate_opts *o;
   const dbtr_scan *scan;
   double t0; /* start of the stage being timed */
+  app_progress line;
 } sim_progress;
 
 static void print_sim_progress(void *user, dbtr_simulate_stage stage, const dbtr_phantom *ph) {
   sim_progress *p = user;
   const dbtr_geom *g = &p->scan->geom;
+  app_progress_clear(&p->line);
   if (stage == DBTR_SIMULATE_SCANNED)
     fprintf(stderr, "dbtr %s: %s phantom on the %s system: %zu views of %zu x %zu pixels, %s (%.2f s)\n", p->cmd,
             ph->name, p->o->system->name, g->n_views, g->n_cols, g->n_rows,
@@ -216,13 +252,23 @@ static void print_sim_progress(void *user, dbtr_simulate_stage stage, const dbtr
   else
     fprintf(stderr, "dbtr %s: ground truth voxelised (%.2f s)\n", p->cmd, cli_now() - p->t0);
   p->t0 = cli_now();
+  app_progress_run(&p->line, "voxelising the ground truth", 0, 0);
+}
+
+static void advance_sim_progress(void *user, dbtr_simulate_stage stage, double fraction) {
+  (void)stage;
+  app_progress_update(&((sim_progress *)user)->line, fraction);
 }
 
 int app_simulate(const char *cmd, const dbtr_simulate_opts *o, int quiet, dbtr_scan *scan, float **truth) {
   dbtr_simulate_opts so = *o;
   sim_progress p = {.cmd = cmd, .o = o, .scan = scan, .t0 = cli_now()};
+  app_progress_init(&p.line, cmd, quiet);
+  app_progress_run(&p.line, "projecting the views", 0, 0);
   so.progress = quiet ? NULL : print_sim_progress;
+  so.advance = quiet ? NULL : advance_sim_progress;
   so.user = &p;
   int rc = dbtr_simulate(&so, scan, truth);
+  app_progress_clear(&p.line);
   return rc ? cli_fail(cmd, rc) : 0;
 }

@@ -1,6 +1,6 @@
 /* app/run.h: the reconstruction as the commands run it: from a scan file's contents to a
- * float volume, with progress lines. Shared by `recon` and `demo`; also the simulated scan
- * of `phantom` and `demo` with its progress lines. */
+ * float volume, with progress lines (app/progress.h). Shared by `recon` and `demo`; also the
+ * simulated scan of `phantom` and `demo` with its progress lines. */
 #ifndef DBTR_APP_RUN_H
 #define DBTR_APP_RUN_H
 
@@ -55,11 +55,13 @@ void app_warn_doubts(const char *cmd, const dbtr_scan *scan);
 int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o);
 
 /* Reconstructs scan on grid into vol (n_vox floats). backend_name receives the backend
- * that ran ("cpu-float", "gpu:cpu-match"). Returns an exit code (0 ok). */
+ * that ran ("cpu-float", "gpu:cpu-match"). With a checkpoint, a signal that ends the run
+ * says how to resume it. Returns an exit code (0 ok). */
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
                     float *vol, char *backend_name, size_t name_len);
 
-/* dbtr_simulate with a progress line per stage (unless quiet). Returns an exit code. */
+/* dbtr_simulate with a line per stage and the progress line within each (unless quiet).
+ * Returns an exit code. */
 int app_simulate(const char *cmd, const dbtr_simulate_opts *o, int quiet, dbtr_scan *scan, float **truth);
 
 #endif

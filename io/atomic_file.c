@@ -42,9 +42,34 @@ static void live_remove(int slot) {
   if (slot >= 0) atomic_store(&live_state[slot], SLOT_FREE);
 }
 
+/* The line the handler writes: two buffers, so a new line is written into the one the
+ * handler is not reading and then published by flipping signal_line (-1: none). */
+static char signal_buf[2][1024];
+static size_t signal_len[2];
+static atomic_int signal_line = -1;
+
+void dbtr_atomic_on_signal_message(const char *line) {
+  if (!line) {
+    atomic_store(&signal_line, -1);
+    return;
+  }
+  int next = atomic_load(&signal_line) == 0 ? 1 : 0;
+  size_t n = strlen(line);
+  if (n >= sizeof signal_buf[next]) n = sizeof signal_buf[next] - 1;
+  memcpy(signal_buf[next], line, n);
+  signal_len[next] = n;
+  atomic_store(&signal_line, next);
+}
+
 static void on_signal(int sig) {
   for (int i = 0; i < DBTR__LIVE_MAX; i++)
     if (atomic_load(&live_state[i]) == SLOT_LIVE) unlink(live_path[i]);
+  int line = atomic_load(&signal_line);
+  if (line >= 0) {
+    /* If stderr is gone there is nothing to do about it: the exit code still tells. */
+    ssize_t ignored = write(STDERR_FILENO, signal_buf[line], signal_len[line]);
+    (void)ignored;
+  }
   _exit(128 + sig);
 }
 

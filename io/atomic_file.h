@@ -45,5 +45,10 @@ void dbtr_atomic_abort(dbtr_atomic_file *f);
  * fail with EFBIG and a message naming the file instead of killing the process. A library
  * caller that handles signals itself does not call this. */
 void dbtr_atomic_cleanup_on_signals(void);
+/* A line for that handler to write to stderr before it exits (say, how to resume the
+ * interrupted run), or NULL for none. The line is copied (up to 1023 bytes) into a buffer
+ * the handler writes with write(2), the one thing it can do safely; a later call replaces
+ * it. */
+void dbtr_atomic_on_signal_message(const char *line);
 
 #endif

@@ -56,6 +56,11 @@ double dbtr_phantom_mu_at(const dbtr_phantom *p, const double x[3]);
 /* Ground-truth volume: each voxel is the mean of mu over ss^3 points spread evenly in
  * the voxel. out: (nz, ny, nx) floats. Multi-threaded. */
 int dbtr_phantom_voxelize(const dbtr_phantom *p, const dbtr_grid *grid, int ss, float *out);
+/* The same for the slices z0..z1-1 of the grid only, into out (z1 - z0, ny, nx): each voxel
+ * as dbtr_phantom_voxelize makes it, so a caller can voxelise slab by slab (and report
+ * progress between slabs) for the same bits. */
+int dbtr_phantom_voxelize_slices(const dbtr_phantom *p, const dbtr_grid *grid, int ss, size_t z0, size_t z1,
+                                 float *out);
 
 /* Poisson counts: out[i] = Poisson(i0[i] * exp(-line[i])) with a counter-based random
  * generator keyed by (seed, i), so the result does not depend on the thread count. */

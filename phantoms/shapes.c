@@ -384,8 +384,15 @@ static void voxelize_row(const dbtr_phantom *p, const dbtr_grid *grid, const dou
 }
 
 int dbtr_phantom_voxelize(const dbtr_phantom *p, const dbtr_grid *grid, int ss, float *out) {
+  return dbtr_phantom_voxelize_slices(p, grid, ss, 0, grid ? grid->nz : 0, out);
+}
+
+int dbtr_phantom_voxelize_slices(const dbtr_phantom *p, const dbtr_grid *grid, int ss, size_t z0, size_t z1,
+                                 float *out) {
   size_t n;
   if (!p || !grid || !out) return dbtr_err(DBTR_EINVAL, "phantom voxelize: NULL argument");
+  if (z0 > z1 || z1 > grid->nz)
+    return dbtr_err(DBTR_EINVAL, "phantom voxelize: slices %zu to %zu of a grid of %zu", z0, z1, grid->nz);
   if (ss < 1 || ss > DBTR__MAX_SS)
     return dbtr_err(DBTR_EINVAL, "phantom voxelize: supersampling %d: must be 1 to %d points per voxel side", ss,
                     DBTR__MAX_SS);
@@ -397,7 +404,7 @@ int dbtr_phantom_voxelize(const dbtr_phantom *p, const dbtr_grid *grid, int ss, 
   rc = dbtr_alloc((void **)&boxes, p->n_shapes, 6 * sizeof(double), "phantom voxelize: bounding boxes");
   if (rc) return rc;
   for (size_t j = 0; j < p->n_shapes; j++) dbtr__shape_bounds(p->shapes + j, boxes + 6 * j, boxes + 6 * j + 3);
-  size_t rows = grid->nz * grid->ny;
+  size_t row0 = z0 * grid->ny, rows = z1 * grid->ny;
   int failed = 0;
 #pragma omp parallel
   {
@@ -407,8 +414,8 @@ int dbtr_phantom_voxelize(const dbtr_phantom *p, const dbtr_grid *grid, int ss, 
       failed = 1;
     }
 #pragma omp for schedule(static)
-    for (size_t zy = 0; zy < rows; zy++)
-      if (acc) voxelize_row(p, grid, boxes, zy / grid->ny, zy % grid->ny, ss, acc, out + zy * grid->nx);
+    for (size_t zy = row0; zy < rows; zy++)
+      if (acc) voxelize_row(p, grid, boxes, zy / grid->ny, zy % grid->ny, ss, acc, out + (zy - row0) * grid->nx);
     free(acc);
   }
   free(boxes);

@@ -6,6 +6,36 @@
 
 #include "recon/error.h"
 
+/* The line integrals of every view, one view at a time so the caller hears between views.
+ * A view's rays depend on its own four vectors only, so a geometry of that one view gives
+ * the bits all views at once would. */
+static int project_views(const dbtr_simulate_opts *o, const dbtr_phantom *ph, const dbtr_geom *g, double *line) {
+  size_t n_pix = g->n_rows * g->n_cols;
+  for (size_t k = 0; k < g->n_views; k++) {
+    dbtr_geom one = *g;
+    one.n_views = 1;
+    one.source += 3 * k;
+    one.detector_center += 3 * k;
+    one.detector_u += 3 * k;
+    one.detector_v += 3 * k;
+    int rc = dbtr_phantom_project(ph, &one, o->supersample, line + k * n_pix);
+    if (rc) return rc;
+    if (o->advance) o->advance(o->user, DBTR_SIMULATE_SCANNED, (double)(k + 1) / (double)g->n_views);
+  }
+  return 0;
+}
+
+/* The ground truth (3^3 points a voxel), a slice at a time for the same reason. */
+static int voxelize_slices(const dbtr_simulate_opts *o, const dbtr_phantom *ph, float *truth) {
+  const dbtr_grid *grid = &o->system->grid;
+  for (size_t z = 0; z < grid->nz; z++) {
+    int rc = dbtr_phantom_voxelize_slices(ph, grid, 3, z, z + 1, truth + z * grid->ny * grid->nx);
+    if (rc) return rc;
+    if (o->advance) o->advance(o->user, DBTR_SIMULATE_VOXELISED, (double)(z + 1) / (double)grid->nz);
+  }
+  return 0;
+}
+
 int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth) {
   memset(scan, 0, sizeof *scan);
   if (truth) *truth = NULL;
@@ -18,7 +48,7 @@ int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth) {
   if (!rc) rc = dbtr_grid_count(&o->system->grid, &n_vox);
   if (!rc) rc = dbtr_phantom_make(&ph, o->kind, &o->system->grid, o->seed);
   if (!rc) rc = dbtr_alloc((void **)&line, n, sizeof(double), "line integrals");
-  if (!rc) rc = dbtr_phantom_project(&ph, &scan->geom, o->supersample, line);
+  if (!rc) rc = project_views(o, &ph, &scan->geom, line);
   if (rc) goto fail;
   scan->has_grid = 1;
   scan->grid = o->system->grid;
@@ -26,8 +56,7 @@ int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth) {
   if ((rc = dbtr_simulate_store(scan, &line, n, o->line_integrals ? 0.0 : dose, o->seed))) goto fail;
   if (o->progress) o->progress(o->user, DBTR_SIMULATE_SCANNED, &ph);
   if (truth) {
-    if ((rc = dbtr_alloc((void **)truth, n_vox, sizeof(float), "ground truth")) ||
-        (rc = dbtr_phantom_voxelize(&ph, &o->system->grid, 3, *truth)))
+    if ((rc = dbtr_alloc((void **)truth, n_vox, sizeof(float), "ground truth")) || (rc = voxelize_slices(o, &ph, *truth)))
       goto fail;
     if (o->progress) o->progress(o->user, DBTR_SIMULATE_VOXELISED, &ph);
   }

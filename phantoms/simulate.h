@@ -24,6 +24,9 @@ typedef struct {
   /* Called after each stage with the phantom (for its name); may be NULL. The library
    * prints nothing: progress lines are the caller's. */
   void (*progress)(void *user, dbtr_simulate_stage stage, const dbtr_phantom *ph);
+  /* Called during the work of a stage with how far it has come (0 to 1): after each view
+   * of the projection and each slice of the voxelisation; may be NULL. */
+  void (*advance)(void *user, dbtr_simulate_stage stage, double fraction);
   void *user;
 } dbtr_simulate_opts;
 

@@ -42,6 +42,15 @@ typedef struct {
   int threads;                /* CPU threads; 0 means all the machine has */
 } dbtr_problem;
 
+/* How far a subset has come, for a person waiting on a long one. A backend that can tell
+ * calls fn from the thread that called subset, with the fraction of the subset done (0 to
+ * 1), as often as it likes; one that cannot ignores it. It changes nothing the subset
+ * computes. */
+typedef struct {
+  void (*fn)(void *user, double fraction);
+  void *user;
+} dbtr_subset_watch;
+
 typedef struct dbtr_backend dbtr_backend;
 struct dbtr_backend {
   char name[64];            /* "cpu-float", "gpu:cpu-match", ... */
@@ -58,6 +67,9 @@ struct dbtr_backend {
   int (*get_projections)(dbtr_backend *b, void *out);  /* A mu of every view as last computed, n_proj of T */
   void (*destroy)(dbtr_backend *b);
   void *impl;
+  /* Set by the ML-EM driver for the duration of a subset when its caller watches progress
+   * (recon/mlem.h); NULL otherwise. */
+  const dbtr_subset_watch *watch;
 };
 
 /* Frees a backend; safe with NULL. */

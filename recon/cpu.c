@@ -29,6 +29,31 @@ int dbtr_cpu_threads(int requested) {
   return n > 0 ? n : 1;
 }
 
+/* Progress inside a subset (recon/backend.h): the subset's loops call CPU_WATCH for each
+ * row they start, phase 0 in the forward projection (with the pixel terms) and 1 in the
+ * gather (with the update). Only the calling thread (OpenMP's thread 0) reports: with
+ * schedule(static) it takes the first 1/threads of the rows, so its place in its own share
+ * stands for the loop's. It reports about 64 times a loop, each report a clock read in the
+ * driver, far below the work of a row. forward is the forward phase's share of the subset's
+ * time. */
+static void cpu_watch(const dbtr_subset_watch *w, double forward, int phase, long long row, long long rows) {
+  if (omp_get_thread_num() != 0) return;
+  long long threads = omp_get_num_threads(), mine = (rows + threads - 1) / threads;
+  if (row % (mine / 64 + 1)) return;
+  double f = (double)row / (double)mine;
+  w->fn(w->user, phase == 0 ? forward * f : forward + (1.0 - forward) * f);
+}
+
+/* A voxel and view of the gather costs about 4 times a ray and slice of the forward
+ * projection: on the hologic preset (1664 x 2048 pixels and voxels a slice, 1 subset, 2
+ * threads) the forward phase took 39 s and the gather 166 s. So the forward phase's share
+ * is pixels / (pixels + 4 x voxels a slice). */
+#define CPU_GATHER_COST 4.0
+#define CPU_WATCH(t, phase, row, rows)                                                                   \
+  cpu_watch((t)->watch,                                                                                  \
+            (double)(t)->n_pix / ((double)(t)->n_pix + CPU_GATHER_COST * (double)(t)->nx * (double)(t)->ny), \
+            phase, row, rows)
+
 static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 

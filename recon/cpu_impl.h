@@ -9,6 +9,7 @@ typedef struct {
   CT *rays;   /* (n_views, n_rows, n_cols, 4) ray records */
   CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
   CFOOT *foot; /* (n_views, nz) */
+  const dbtr_subset_watch *watch; /* the subset's progress (recon/backend.h); NULL outside one */
 } CF(tables);
 
 static void CF(tables_free)(CF(tables) * t) {
@@ -69,6 +70,7 @@ static void CF(forward_views)(const CF(tables) * t, const size_t *views, size_t 
   long long rows = (long long)n * t->n_rows;
 #pragma omp parallel for schedule(static) num_threads(t->threads)
   for (long long vr = 0; vr < rows; vr++) {
+    if (t->watch) CPU_WATCH(t, 0, vr, rows);
     size_t k = views[vr / t->n_rows];
     size_t base = k * t->n_pix + (size_t)(vr % t->n_rows) * (size_t)t->n_cols;
     for (int c = 0; c < t->n_cols; c++) {
@@ -86,6 +88,7 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
 #pragma omp parallel for schedule(static) num_threads(t->threads)
   for (long long zy = 0; zy < rows; zy++) {
     int z = (int)(zy / t->ny), y = (int)(zy % t->ny);
+    if (t->watch) CPU_WATCH(t, 1, zy, rows);
     for (int x = 0; x < t->nx; x++) {
       CT acc1 = (CT)0, acc2 = (CT)0;
       for (size_t i = 0; i < n; i++) {
@@ -141,6 +144,7 @@ static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, cons
 
 static int CF(backend_subset)(dbtr_backend *b, size_t sub, double *fit) {
   CF(backend) *s = b->impl;
+  s->t.watch = b->watch;
   const CF(tables) *t = &s->t;
   const size_t *views = s->prob.subset_views + s->prob.subset_start[sub];
   size_t n = s->prob.subset_start[sub + 1] - s->prob.subset_start[sub];

@@ -2,6 +2,7 @@
 #include "recon/mlem.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,12 +127,40 @@ int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, doub
   return rc;
 }
 
-int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance) {
+/* A subset's progress, turned into the iteration's and passed on at most every p->every s. */
+typedef struct {
+  const dbtr_mlem_progress *p;
+  double before, views, n_views; /* the views of the subsets before this one, its own, all */
+  double last;                   /* when fn was last called (or the iteration began), omp_get_wtime */
+} watch_state;
+
+static void on_subset_progress(void *user, double fraction) {
+  watch_state *w = user;
+  double now = omp_get_wtime();
+  if (now - w->last < w->p->every) return;
+  w->last = now;
+  /* At the end of the last subset this is n_views / n_views: exactly 1. */
+  w->p->fn(w->p->user, (w->before + w->views * fraction) / w->n_views);
+}
+
+int dbtr_mlem_iterate_progress(const dbtr_mlem *m, dbtr_backend *b, double *deviance, const dbtr_mlem_progress *p) {
   double fit = 0.0;
+  watch_state w = {.p = p, .n_views = (double)m->prob.geom->n_views, .last = omp_get_wtime()};
+  const dbtr_subset_watch sw = {on_subset_progress, &w};
   for (size_t s = 0; s < m->prob.n_subsets; s++) {
+    const size_t *start = m->prob.subset_start;
+    w.before = (double)start[s];
+    w.views = (double)(start[s + 1] - start[s]);
+    b->watch = p ? &sw : NULL;
     int rc = b->subset(b, s, &fit);
+    b->watch = NULL;
     if (rc) return rc;
+    if (p) on_subset_progress(&w, 1.0);
   }
   *deviance = 2.0 * (fit + m->fit_const);
   return 0;
+}
+
+int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance) {
+  return dbtr_mlem_iterate_progress(m, b, deviance, NULL);
 }

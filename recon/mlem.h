@@ -43,6 +43,22 @@ int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, doub
  * (recon/fit.h) of the forward projections made during it. */
 int dbtr_mlem_iterate(const dbtr_mlem *m, dbtr_backend *b, double *deviance);
 
+/* Progress through an iteration, for a person waiting on a long one (the library prints
+ * nothing: fn does). fn receives the fraction of the iteration done, 0 to 1, counted in
+ * views: subset s, a fraction f through its own work, stands at (views of the subsets before
+ * it + f x its views) / all views. Within a subset only backends that can tell report
+ * (recon/backend.h, dbtr_subset_watch; the CPU reference does); every backend reports the
+ * end of each subset. fn runs on the calling thread, at most once every `every` seconds,
+ * and changes nothing the iteration computes. */
+typedef struct {
+  void (*fn)(void *user, double fraction);
+  void *user;
+  double every; /* seconds; a few milliseconds or more keeps the cost unmeasurable */
+} dbtr_mlem_progress;
+
+/* dbtr_mlem_iterate, reporting through p (NULL: as dbtr_mlem_iterate). */
+int dbtr_mlem_iterate_progress(const dbtr_mlem *m, dbtr_backend *b, double *deviance, const dbtr_mlem_progress *p);
+
 /* Counts below this are taken as this when counts become line integrals log(i0/y): a zero
  * count, which Poisson noise gives behind dense objects, would give an infinite line
  * integral. Half a count keeps it finite and lies below the smallest non-zero whole count,

@@ -1,12 +1,15 @@
-/* recon/validate.c: the validation engine (recon/validate.h): the CPU references and the
- * compared paths, iteration by iteration, on one ML-EM problem. */
+/* recon/validate.c: the validation engine (recon/validate.h): the CPU references run once
+ * and recorded, then each compared path in turn against the recording, on one ML-EM
+ * problem. */
 #include "recon/validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "recon/cpu.h"
 #include "recon/error.h"
+#include "recon/validate_store.h"
 
 /* What a path name means: one of the two CPU paths, or a GPU mode or variant. */
 static int parse_path(const char *name, dbtr_vpath *p) {
@@ -79,37 +82,107 @@ static int add_paths(dbtr_validate *v, const dbtr_validate_opts *o) {
   return 0;
 }
 
-/* The references (a CPU backend per precision some path compares with) and a backend per
- * path, each loaded with the start volume, and the comparison buffers. A CPU path's own
- * thread count overrides the problem's. */
-static int open_backends(dbtr_validate *v) {
+static dbtr_precision ref_prec(dbtr_vref r) { return r == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT; }
+static dbtr_vref own_ref(dbtr_precision p) { return p == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT; }
+
+/* The recording's slots: the volume of reference r after iteration it and the projections
+ * made during it, then each path's final volume. */
+static size_t vol_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return 2 * ((size_t)r * v->iterations + it); }
+static size_t proj_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return vol_slot(v, r, it) + 1; }
+
+/* What the run holds besides the recording: its comparison buffers (a volume and a
+ * projection stack each in pv, pp and rv, rp in double, and cv, cp in float) and the
+ * largest backend it runs on the host, a CPU reference. */
+static double working_bytes(const dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
-  int rc;
-  for (size_t i = 0; i < v->n_paths; i++) v->have_ref[v->paths[i].ref] = 1;
-  for (int r = 0; r < DBTR_VREF_COUNT; r++) {
-    if (!v->have_ref[r]) continue;
-    dbtr_precision p = r == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
-    size_t es = dbtr_precision_size(p);
-    if ((rc = dbtr_cpu_backend_create(&v->ref_b[r], p, &m->prob)) || (rc = dbtr_mlem_load(m, v->ref_b[r], NULL, 0.0)) ||
-        (rc = dbtr_alloc(&v->ref_vol[r], m->n_vox, es, "reference")) ||
-        (rc = dbtr_alloc(&v->ref_prev[r], m->n_vox, es, "reference")) ||
-        (rc = dbtr_alloc(&v->ref_proj[r], m->n_proj, es, "reference")) ||
-        (rc = v->ref_b[r]->get_volume(v->ref_b[r], v->ref_vol[r])))
-      return rc;
+  dbtr_precision p = v->have_ref[DBTR_VREF_DOUBLE] ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
+  return ((double)m->n_vox + (double)m->n_proj) * (2.0 * 8.0 + 4.0) + dbtr_cpu_backend_bytes(p, m->n_proj, m->n_vox);
+}
+
+/* The memory the recording may take: what opts gives, or what is available less the
+ * working set, which must fit itself; negative when nothing is known. */
+static int record_memory(dbtr_validate *v) {
+  if (v->o.record_memory) {
+    v->memory_bytes = (double)v->o.record_memory;
+    return 0;
   }
-  for (size_t i = 0; i < v->n_paths; i++) {
+  double work = working_bytes(v), avail = dbtr_mem_available();
+  int rc = dbtr_mem_check(work, "the comparison (its buffers and the CPU reference)");
+  v->memory_bytes = avail < 0.0 ? -1.0 : avail - work;
+  return rc;
+}
+
+/* Sizes the recording and opens it in memory, or, when it would not fit in the memory left
+ * beside the working set, in an unnamed file in the spill folder. */
+static int open_store(dbtr_validate *v) {
+  const dbtr_mlem *m = v->m;
+  size_t n_ref = vol_slot(v, DBTR_VREF_COUNT, 0), n = n_ref + v->n_paths, *sizes;
+  int rc = dbtr_alloc((void **)&sizes, n, sizeof *sizes, "validate: recording");
+  if (rc) return rc;
+  memset(sizes, 0, n * sizeof *sizes);
+  for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++) {
+    size_t es = dbtr_precision_size(ref_prec((dbtr_vref)r));
+    for (size_t it = 0; v->have_ref[r] && it < v->iterations && !rc; it++)
+      if (!(rc = dbtr_size_mul(m->n_vox, es, &sizes[vol_slot(v, (dbtr_vref)r, it)], "validate: recorded volume")))
+        rc = dbtr_size_mul(m->n_proj, es, &sizes[proj_slot(v, (dbtr_vref)r, it)], "validate: recorded projections");
+  }
+  for (size_t i = 0; i < v->n_paths && !rc; i++) {
     dbtr_vpath *p = &v->paths[i];
-    dbtr_problem prob = m->prob;
-    if (p->threads) prob.threads = p->threads;
-    rc = p->is_gpu ? dbtr_gpu_backend_create(&p->b, p->mode, &prob) : dbtr_cpu_backend_create(&p->b, p->prec, &prob);
-    if (!rc) rc = dbtr_mlem_load(m, p->b, NULL, 0.0);
+    p->final_slot = p->replays ? vol_slot(v, own_ref(p->prec), v->iterations - 1) : n_ref + i;
+    if (!p->replays) rc = dbtr_size_mul(m->n_vox, dbtr_precision_size(p->prec), &sizes[n_ref + i], "validate: final volume");
+  }
+  for (size_t i = 0; i < n; i++) v->record_bytes += (double)sizes[i];
+  if (!rc) rc = record_memory(v);
+  v->spilled = v->memory_bytes >= 0.0 && v->record_bytes > v->memory_bytes;
+  const char *dir = v->o.spill_dir, *tmp = getenv("TMPDIR");
+  if (!dir) dir = tmp && *tmp ? tmp : "/tmp";
+  snprintf(v->spill_dir, sizeof v->spill_dir, "%s", dir);
+  if (!rc && !(v->store = calloc(1, sizeof *v->store))) rc = dbtr_err(DBTR_ENOMEM, "validate: out of memory");
+  if (!rc) rc = dbtr__vstore_open(v->store, sizes, n, v->spilled, v->spill_dir);
+  free(sizes);
+  return rc;
+}
+
+/* Makes and frees one backend for each GPU precision the paths use, so that a GPU that
+ * cannot run the problem fails before the references have taken their time. */
+static int probe_gpu(const dbtr_validate *v) {
+  int seen[2] = {0, 0};
+  for (size_t i = 0; i < v->n_paths; i++) {
+    const dbtr_vpath *p = &v->paths[i];
+    if (!p->is_gpu || seen[p->prec]) continue;
+    seen[p->prec] = 1;
+    dbtr_backend *b = NULL;
+    int rc = dbtr_gpu_backend_create(&b, p->mode, &v->m->prob);
+    dbtr_backend_destroy(&b);
     if (rc) return rc;
   }
-  if ((rc = dbtr_alloc(&v->pv, m->n_vox, sizeof(double), "volume")) ||
+  return 0;
+}
+
+/* The references, which path replays one, the recording, the buffers. */
+static int prepare(dbtr_validate *v) {
+  const dbtr_mlem *m = v->m;
+  int rc, need_float = 0;
+  for (size_t i = 0; i < v->n_paths; i++) v->have_ref[v->paths[i].ref] = 1;
+  for (size_t i = 0; i < v->n_paths; i++) {
+    dbtr_vpath *p = &v->paths[i];
+    /* A CPU path on the problem's threads computes its precision's reference bit for bit; free-running, it would
+     * only repeat it. cpu-1-thread runs: its point is that another thread count gives the same bits. */
+    p->replays = !p->is_gpu && !p->threads && !v->lockstep && v->have_ref[own_ref(p->prec)];
+    need_float |= p->prec == DBTR_PREC_FLOAT && p->ref == DBTR_VREF_DOUBLE;
+  }
+  for (int r = 0; r < DBTR_VREF_COUNT; r++)
+    if (v->have_ref[r] && (rc = dbtr_alloc((void **)&v->ref_dev[r], v->iterations, sizeof(double), "validate")))
+      return rc;
+  if ((rc = probe_gpu(v)) || (rc = open_store(v)) || (rc = dbtr_alloc(&v->pv, m->n_vox, sizeof(double), "volume")) ||
       (rc = dbtr_alloc(&v->pp, m->n_proj, sizeof(double), "projections")) ||
-      (rc = dbtr_alloc(&v->rv, m->n_vox, sizeof(double), "volume")))
+      (rc = dbtr_alloc(&v->rv, m->n_vox, sizeof(double), "volume")) ||
+      (rc = dbtr_alloc(&v->rp, m->n_proj, sizeof(double), "projections")))
     return rc;
-  return dbtr_alloc(&v->rp, m->n_proj, sizeof(double), "projections");
+  if (need_float && ((rc = dbtr_alloc((void **)&v->cv, m->n_vox, sizeof(float), "volume")) ||
+                     (rc = dbtr_alloc((void **)&v->cp, m->n_proj, sizeof(float), "projections"))))
+    return rc;
+  return 0;
 }
 
 int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate_opts *o) {
@@ -118,21 +191,29 @@ int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate
   v->iterations = o->iterations;
   v->lockstep = o->lockstep;
   v->m = m;
+  v->o = *o;
   int rc = add_paths(v, o);
-  if (!rc) rc = open_backends(v);
+  if (!rc) rc = prepare(v);
   if (rc) dbtr_validate_close(v);
   return rc;
 }
 
 const char *dbtr_validate_ref_name(dbtr_vref ref) { return ref == DBTR_VREF_DOUBLE ? "cpu-double" : "cpu-float"; }
 
-/* The reference's values in precision p (a float path against the double reference). */
-static const void *ref_in(const dbtr_validate *v, dbtr_vref ref, dbtr_precision p, int proj, void *scratch) {
-  const void *src = proj ? v->ref_proj[ref] : v->ref_vol[ref];
-  dbtr_precision rp = ref == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
-  if (rp == p) return src;
-  dbtr_convert_to_float(rp, src, proj ? v->m->n_proj : v->m->n_vox, scratch);
-  return scratch;
+/* The recorded state of reference r at iteration it (the volume after it, or with proj the
+ * projections made during it), in precision p: read into rv or rp, and for a float path
+ * against the double reference rounded into cv or cp. */
+static int ref_state(const dbtr_validate *v, dbtr_vref r, size_t it, int proj, dbtr_precision p, const void **out) {
+  void *buf = proj ? v->rp : v->rv;
+  int rc = dbtr__vstore_get(v->store, proj ? proj_slot(v, r, it) : vol_slot(v, r, it), buf);
+  if (rc) return rc;
+  *out = buf;
+  if (ref_prec(r) != p) {
+    float *c = proj ? v->cp : v->cv;
+    dbtr_convert_to_float(ref_prec(r), buf, proj ? v->m->n_proj : v->m->n_vox, c);
+    *out = c;
+  }
+  return 0;
 }
 
 static double max_of(dbtr_precision p, const void *a, size_t n) {
@@ -151,26 +232,76 @@ static int stats(dbtr_precision p, const void *a, const void *b, size_t n, dbtr_
   return p == DBTR_PREC_FLOAT ? dbtr_diff_stats_f(a, b, n, s, out) : dbtr_diff_stats_d(a, b, n, s, out);
 }
 
-/* One iteration of one path, compared with its reference; row receives the result. */
-static int step_path(dbtr_validate *v, dbtr_vpath *p, size_t it, dbtr_validate_row *row) {
+static void on_mlem_progress(void *user, double fraction) {
+  dbtr_validate *v = user;
+  v->at.fraction = fraction;
+  v->o.progress(v->o.progress_user, &v->at);
+}
+
+/* Iteration it of the stage in v->at begins: tells the progress hook, and returns the
+ * driver's hook for the iteration (NULL without one). */
+static const dbtr_mlem_progress *begin_iteration(dbtr_validate *v, size_t it, dbtr_mlem_progress *hook) {
+  if (!v->o.progress) return NULL;
+  v->at.iteration = it + 1;
+  on_mlem_progress(v, 0.0);
+  *hook = (dbtr_mlem_progress){on_mlem_progress, v, v->o.progress_every};
+  return hook;
+}
+
+static void begin_stage(dbtr_validate *v, const char *name) {
+  v->at.stage++;
+  v->at.name = name;
+  v->at.iterations = v->iterations;
+}
+
+/* Runs reference r from the start volume, recording its state after every iteration. */
+static int record_reference(dbtr_validate *v, dbtr_vref r) {
   const dbtr_mlem *m = v->m;
-  int rc;
-  if (v->lockstep && it > 0) {
-    /* Start from the reference's state before this iteration, in the path's precision. */
-    const void *start = v->ref_prev[p->ref];
-    if (p->prec == DBTR_PREC_FLOAT && p->ref == DBTR_VREF_DOUBLE) {
-      dbtr_convert_to_float(DBTR_PREC_DOUBLE, v->ref_prev[p->ref], m->n_vox, v->rv);
-      start = v->rv;
-    }
-    if ((rc = p->b->set_volume(p->b, start))) return rc;
+  dbtr_backend *b = NULL;
+  begin_stage(v, r == DBTR_VREF_DOUBLE ? "cpu-double reference" : "cpu-float reference");
+  int rc = dbtr_cpu_backend_create(&b, ref_prec(r), &m->prob);
+  if (!rc) rc = dbtr_mlem_load(m, b, NULL, 0.0);
+  for (size_t it = 0; it < v->iterations && !rc; it++) {
+    dbtr_mlem_progress hook;
+    if ((rc = dbtr_mlem_iterate_progress(m, b, &v->ref_dev[r][it], begin_iteration(v, it, &hook))) ||
+        (rc = b->get_volume(b, v->rv)) || (rc = dbtr__vstore_put(v->store, vol_slot(v, r, it), v->rv)) ||
+        (rc = b->get_projections(b, v->rp)))
+      break;
+    rc = dbtr__vstore_put(v->store, proj_slot(v, r, it), v->rp);
   }
-  if ((rc = dbtr_mlem_iterate(m, p->b, &p->deviance[it])) || (rc = p->b->get_volume(p->b, v->pv)) ||
-      (rc = p->b->get_projections(p->b, v->pp)))
+  dbtr_backend_destroy(&b);
+  return rc;
+}
+
+/* Iteration it of path p into pv and pp, with its deviance: on b, started under lockstep
+ * from its reference's state before the iteration; read from the recording when p replays
+ * its own reference. */
+static int path_state(dbtr_validate *v, dbtr_vpath *p, dbtr_backend *b, size_t it) {
+  dbtr_mlem_progress hook;
+  const dbtr_mlem_progress *pr = begin_iteration(v, it, &hook);
+  int rc;
+  if (p->replays) {
+    dbtr_vref own = own_ref(p->prec);
+    p->deviance[it] = v->ref_dev[own][it];
+    if ((rc = dbtr__vstore_get(v->store, vol_slot(v, own, it), v->pv))) return rc;
+    return dbtr__vstore_get(v->store, proj_slot(v, own, it), v->pp);
+  }
+  if (v->lockstep && it > 0) {
+    const void *start;
+    if ((rc = ref_state(v, p->ref, it - 1, 0, p->prec, &start)) || (rc = b->set_volume(b, start))) return rc;
+  }
+  if ((rc = dbtr_mlem_iterate_progress(v->m, b, &p->deviance[it], pr)) || (rc = b->get_volume(b, v->pv))) return rc;
+  return b->get_projections(b, v->pp);
+}
+
+/* Compares path p's state of iteration it (pv, pp) with its reference's; row receives it. */
+static int compare_path(dbtr_validate *v, dbtr_vpath *p, size_t it, dbtr_validate_row *row) {
+  const dbtr_mlem *m = v->m;
+  const void *rv, *rp;
+  int rc;
+  if ((rc = ref_state(v, p->ref, it, 0, p->prec, &rv)) || (rc = stats(p->prec, v->pv, rv, m->n_vox, &p->vol[it])) ||
+      (rc = ref_state(v, p->ref, it, 1, p->prec, &rp)) || (rc = stats(p->prec, v->pp, rp, m->n_proj, &p->proj[it])))
     return rc;
-  const void *rv = ref_in(v, p->ref, p->prec, 0, v->rv);
-  if ((rc = stats(p->prec, v->pv, rv, m->n_vox, &p->vol[it]))) return rc;
-  const void *rp = ref_in(v, p->ref, p->prec, 1, v->rp);
-  if ((rc = stats(p->prec, v->pp, rp, m->n_proj, &p->proj[it]))) return rc;
   if (!p->first_iter && (p->proj[it].n_differ || p->vol[it].n_differ)) {
     p->first_iter = it + 1;
     p->first_in_proj = p->proj[it].n_differ > 0;
@@ -182,36 +313,39 @@ static int step_path(dbtr_validate *v, dbtr_vpath *p, size_t it, dbtr_validate_r
   return 0;
 }
 
-/* One iteration: the references first (keeping their state before it for lockstep), then
- * every path against them. */
-static int iterate(dbtr_validate *v, size_t it, dbtr_validate_row_fn on_row, void *user) {
+/* Every iteration of path p on a backend of its own (none when it replays), freed before
+ * the next path's is made; its final volume goes into the recording. */
+static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row, void *user) {
   const dbtr_mlem *m = v->m;
-  int rc;
-  for (int r = 0; r < DBTR_VREF_COUNT; r++) {
-    if (!v->have_ref[r]) continue;
-    dbtr_backend *b = v->ref_b[r];
-    double deviance;
-    memcpy(v->ref_prev[r], v->ref_vol[r], m->n_vox * dbtr_precision_size(b->precision));
-    if ((rc = dbtr_mlem_iterate(m, b, &deviance)) || (rc = b->get_volume(b, v->ref_vol[r])) ||
-        (rc = b->get_projections(b, v->ref_proj[r])))
-      return rc;
+  dbtr_backend *b = NULL;
+  int rc = 0;
+  begin_stage(v, p->name);
+  if (!p->replays) {
+    dbtr_problem prob = m->prob;
+    if (p->threads) prob.threads = p->threads;
+    rc = p->is_gpu ? dbtr_gpu_backend_create(&b, p->mode, &prob) : dbtr_cpu_backend_create(&b, p->prec, &prob);
+    if (!rc) rc = dbtr_mlem_load(m, b, NULL, 0.0);
   }
-  for (size_t i = 0; i < v->n_paths; i++) {
+  for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_validate_row row;
-    if ((rc = step_path(v, &v->paths[i], it, &row))) return rc;
-    if (on_row) on_row(user, &row);
+    if (!(rc = path_state(v, p, b, it)) && !(rc = compare_path(v, p, it, &row)) && on_row) on_row(user, &row);
   }
-  return 0;
+  if (!rc && !p->replays) rc = dbtr__vstore_put(v->store, p->final_slot, v->pv);
+  dbtr_backend_destroy(&b);
+  return rc;
 }
 
 int dbtr_validate_run(dbtr_validate *v, dbtr_validate_row_fn on_row, void *user) {
-  if (v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has already run");
-  for (size_t it = 0; it < v->iterations; it++) {
-    int rc = iterate(v, it, on_row, user);
-    if (rc) return rc;
-    v->done = it + 1;
-  }
-  return 0;
+  if (v->ran) return dbtr_err(DBTR_EINVAL, "validate: the run has already run");
+  v->ran = 1;
+  v->at = (dbtr_validate_progress){.n_stages = v->n_paths};
+  for (int r = 0; r < DBTR_VREF_COUNT; r++) v->at.n_stages += (size_t)v->have_ref[r];
+  int rc = 0;
+  for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
+    if (v->have_ref[r]) rc = record_reference(v, (dbtr_vref)r);
+  for (size_t i = 0; i < v->n_paths && !rc; i++) rc = run_path(v, &v->paths[i], on_row, user);
+  if (!rc) v->done = v->iterations;
+  return rc;
 }
 
 double dbtr_validate_explained_share(const dbtr_validate *v, const dbtr_vpath *p) {
@@ -231,37 +365,42 @@ static void to_float(dbtr_precision p, const void *a, const void *ref, size_t n,
 }
 
 int dbtr_validate_path_volume(dbtr_validate *v, const dbtr_vpath *p, float *vol, float *diff) {
-  int rc = p->b->get_volume(p->b, v->pv);
+  if (!v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has not run: no final volumes yet");
+  const void *rv = NULL;
+  int rc = dbtr__vstore_get(v->store, p->final_slot, v->pv);
+  if (!rc && diff) rc = ref_state(v, p->ref, v->iterations - 1, 0, p->prec, &rv);
   if (rc) return rc;
   to_float(p->prec, v->pv, NULL, v->m->n_vox, vol);
-  if (diff) to_float(p->prec, v->pv, ref_in(v, p->ref, p->prec, 0, v->rv), v->m->n_vox, diff);
+  if (diff) to_float(p->prec, v->pv, rv, v->m->n_vox, diff);
   return 0;
 }
 
 int dbtr_validate_ref_volume(const dbtr_validate *v, dbtr_vref ref, float *vol) {
   if ((unsigned)ref >= DBTR_VREF_COUNT || !v->have_ref[ref])
     return dbtr_err(DBTR_EINVAL, "validate: the run has no %s reference", dbtr_validate_ref_name(ref));
-  to_float(ref == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, v->ref_vol[ref], NULL, v->m->n_vox, vol);
-  return 0;
+  if (!v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has not run: no final volumes yet");
+  /* rv is scratch, not part of what the run holds, so filling it leaves v as it was. */
+  const void *rv;
+  int rc = ref_state(v, ref, v->iterations - 1, 0, ref_prec(ref), &rv);
+  if (!rc) to_float(ref_prec(ref), rv, NULL, v->m->n_vox, vol);
+  return rc;
 }
 
 void dbtr_validate_close(dbtr_validate *v) {
   for (size_t i = 0; i < v->n_paths; i++) {
-    dbtr_backend_destroy(&v->paths[i].b);
     free(v->paths[i].proj);
     free(v->paths[i].vol);
     free(v->paths[i].deviance);
   }
   free(v->paths);
-  for (int r = 0; r < DBTR_VREF_COUNT; r++) {
-    dbtr_backend_destroy(&v->ref_b[r]);
-    free(v->ref_vol[r]);
-    free(v->ref_prev[r]);
-    free(v->ref_proj[r]);
-  }
+  for (int r = 0; r < DBTR_VREF_COUNT; r++) free(v->ref_dev[r]);
+  if (v->store) dbtr__vstore_close(v->store);
+  free(v->store);
   free(v->pv);
   free(v->pp);
   free(v->rv);
   free(v->rp);
+  free(v->cv);
+  free(v->cp);
   memset(v, 0, sizeof *v);
 }

@@ -11,6 +11,7 @@
 #include "recon/cpu.h"
 #include "recon/error.h"
 #include "recon/mlem.h"
+#include "tests/mlem_problem.h"
 #include "tests/test.h"
 
 static uint64_t bits(double x) {
@@ -275,5 +276,58 @@ DBTR_TEST(start_value_of_zero_counts) {
   free(i0);
 }
 
+/* What the progress hook saw. */
+enum { MAX_CALLS = 4096 };
+typedef struct {
+  size_t n;
+  double fraction[MAX_CALLS];
+} calls;
+
+static void on_progress(void *user, double fraction) {
+  calls *c = user;
+  if (c->n < MAX_CALLS) c->fraction[c->n++] = fraction;
+}
+
+/* Progress through an iteration rises from 0 to exactly 1, is reported from inside the CPU
+ * reference's subsets (more calls than subsets), and changes no bit: the volume, the
+ * projections and the deviance equal those of an unwatched run. 3 subsets and 4 threads,
+ * so the subsets' places and thread 0's share both count. */
+DBTR_TEST(progress_rises_to_one_and_changes_nothing) {
+  test_mlem_problem p;
+  REQUIRE_OK(test_mlem_problem_open(&p, "tiny", 0.0, 0, 3, 4));
+  const dbtr_mlem *m = &p.m;
+  calls *c = calloc(1, sizeof *c);
+  float *vol[2] = {malloc(m->n_vox * sizeof(float)), malloc(m->n_vox * sizeof(float))};
+  float *proj[2] = {malloc(m->n_proj * sizeof(float)), malloc(m->n_proj * sizeof(float))};
+  REQUIRE(c && vol[0] && vol[1] && proj[0] && proj[1]);
+  const dbtr_mlem_progress pr = {on_progress, c, 0.0};
+  double dev[2][2];
+  for (int watched = 0; watched < 2; watched++) {
+    dbtr_backend *b = NULL;
+    REQUIRE_OK(dbtr_cpu_backend_create(&b, DBTR_PREC_FLOAT, &m->prob));
+    CHECK_OK(dbtr_mlem_load(m, b, NULL, 0.0));
+    for (int it = 0; it < 2; it++) {
+      size_t from = c->n;
+      CHECK_OK(dbtr_mlem_iterate_progress(m, b, &dev[watched][it], watched ? &pr : NULL));
+      if (!watched) continue;
+      CHECK_GT(c->n - from, 3);
+      for (size_t i = from; i < c->n; i++) CHECK(c->fraction[i] >= (i > from ? c->fraction[i - 1] : 0.0));
+      CHECK(c->fraction[c->n - 1] == 1.0);
+    }
+    CHECK_OK(b->get_volume(b, vol[watched]));
+    CHECK_OK(b->get_projections(b, proj[watched]));
+    dbtr_backend_destroy(&b);
+  }
+  CHECK(!memcmp(vol[0], vol[1], m->n_vox * sizeof(float)));
+  CHECK(!memcmp(proj[0], proj[1], m->n_proj * sizeof(float)));
+  CHECK_EQ_U64(bits(dev[0][1]), bits(dev[1][1]));
+  for (int k = 0; k < 2; k++) {
+    free(vol[k]);
+    free(proj[k]);
+  }
+  free(c);
+  test_mlem_problem_close(&p);
+}
+
 DBTR_TEST_MAIN(tiny_breast_error_falls_and_mass_visible, voxelised_ellipsoid_vs_exact_line_integrals, count_floor,
-               start_value_of_zero_counts)
+               start_value_of_zero_counts, progress_rises_to_one_and_changes_nothing)

@@ -140,7 +140,17 @@ typedef struct {
   int calls;
   dbtr_simulate_stage stages[4];
   const char *name;
+  size_t advances[2];   /* advance calls in each stage */
+  double last[2];       /* the last fraction of each */
+  int out_of_order;     /* a fraction below the one before it, or a stage's after the next began */
 } progress_log;
+
+static void log_advance(void *user, dbtr_simulate_stage stage, double fraction) {
+  progress_log *l = user;
+  l->out_of_order |= fraction < l->last[stage] || l->calls != (int)stage;
+  l->advances[stage]++;
+  l->last[stage] = fraction;
+}
 
 static void log_progress(void *user, dbtr_simulate_stage stage, const dbtr_phantom *ph) {
   progress_log *l = user;
@@ -149,13 +159,16 @@ static void log_progress(void *user, dbtr_simulate_stage stage, const dbtr_phant
   l->name = ph->name;
 }
 
-/* The ground truth is the phantom voxelised with 3^3 points a voxel, and the progress
- * callback hears of each stage once, in order; without a truth only of the scan. */
+/* The ground truth is the phantom voxelised with 3^3 points a voxel (slice by slice, for
+ * the same bits as at once), and the progress callback hears of each stage once, in
+ * order; without a truth only of the scan. Within the stages it hears after each view and
+ * each slice, rising to exactly 1. */
 DBTR_TEST(truth_and_progress) {
   dbtr_simulate_opts o = tiny_opts(5);
   o.kind = DBTR_PHANTOM_ACR;
   progress_log l = {0};
   o.progress = log_progress;
+  o.advance = log_advance;
   o.user = &l;
   dbtr_scan s;
   float *truth = NULL;
@@ -166,6 +179,10 @@ DBTR_TEST(truth_and_progress) {
   CHECK_EQ_INT(l.stages[1], DBTR_SIMULATE_VOXELISED);
   CHECK_STR_CONTAINS(l.name, "acr");
   const dbtr_grid *grid = &o.system->grid;
+  CHECK_EQ_INT(l.advances[DBTR_SIMULATE_SCANNED], s.geom.n_views);
+  CHECK_EQ_INT(l.advances[DBTR_SIMULATE_VOXELISED], grid->nz);
+  CHECK(l.last[0] == 1.0 && l.last[1] == 1.0);
+  CHECK_EQ_INT(l.out_of_order, 0);
   size_t nv = grid->nx * grid->ny * grid->nz;
   dbtr_phantom ph;
   float *want = malloc(nv * sizeof(float));

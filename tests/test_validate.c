@@ -1,7 +1,10 @@
 /* tests/test_validate.c: the validation engine (recon/validate.c) called directly, on the
  * CPU paths that every build has: the tiny preset's 9 views at test size
  * (tests/problems.h: 48 x 32 pixels, a 40 x 30 x 10 grid), transmission. */
+#include <dirent.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recon/error.h"
 #include "recon/validate.h"
@@ -27,20 +30,31 @@ typedef struct {
   dbtr_diff_stats proj[MAX_ROWS], vol[MAX_ROWS];
   double deviance[MAX_ROWS];
   int same_bits[MAX_ROWS]; /* 1: the path's arrays equal the reference's bit for bit, sign of zero included */
+  uint64_t hash[MAX_ROWS]; /* of the four arrays' bytes: equal rows hash equal */
 } rows;
+
+/* FNV-1a, continued from h over n bytes. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ull;
+  return h;
+}
 
 static void record(void *user, const dbtr_validate_row *r) {
   rows *s = user;
   if (s->n == MAX_ROWS) return;
-  size_t es = dbtr_precision_size(r->path->prec);
+  size_t es = dbtr_precision_size(r->path->prec), np = r->proj->n * es, nv = r->vol->n * es;
   s->iteration[s->n] = r->iteration;
   s->path[s->n] = r->path;
   s->reference[s->n] = r->reference;
   s->proj[s->n] = *r->proj;
   s->vol[s->n] = *r->vol;
   s->deviance[s->n] = r->deviance;
-  s->same_bits[s->n] = !memcmp(r->path_proj, r->ref_proj, r->proj->n * es) &&
-                       !memcmp(r->path_vol, r->ref_vol, r->vol->n * es);
+  s->same_bits[s->n] = !memcmp(r->path_proj, r->ref_proj, np) && !memcmp(r->path_vol, r->ref_vol, nv);
+  uint64_t h = fnv(14695981039346656037ull, r->path_proj, np);
+  h = fnv(h, r->path_vol, nv);
+  h = fnv(h, r->ref_proj, np);
+  s->hash[s->n] = fnv(h, r->ref_vol, nv);
   s->n++;
 }
 
@@ -130,7 +144,7 @@ DBTR_TEST(lockstep_first_iteration_is_free_running) {
     dbtr_validate_close(&v);
   }
   REQUIRE(s[0].n == 4 && s[1].n == 4);
-  for (size_t i = 0; i < 2; i++) { /* rows 0 and 1: iteration 1 of both paths */
+  for (size_t i = 0; i < 4; i += 2) { /* rows 0 and 2: iteration 1 of each path */
     CHECK_EQ_INT(s[1].iteration[i], 1);
     CHECK(same_stats(&s[0].proj[i], &s[1].proj[i]));
     CHECK(same_stats(&s[0].vol[i], &s[1].vol[i]));
@@ -139,8 +153,9 @@ DBTR_TEST(lockstep_first_iteration_is_free_running) {
   test_mlem_problem_close(&p);
 }
 
-/* One row per path and iteration, iteration by iteration, each path in the order given,
- * with its reference; a repeated name runs once. */
+/* One row per path and iteration, path by path in the order given (the engine runs one
+ * path at a time), each path's iteration by iteration, with its reference; a repeated name
+ * runs once. */
 DBTR_TEST(rows_in_order) {
   test_mlem_problem p;
   REQUIRE_OK(problem_open(&p, 0));
@@ -153,9 +168,9 @@ DBTR_TEST(rows_in_order) {
   CHECK_EQ_INT(v.n_paths, 2);
   CHECK_EQ_INT(s.n, 6);
   for (size_t i = 0; i < s.n && i < 6; i++) {
-    CHECK_EQ_INT(s.iteration[i], i / 2 + 1);
-    CHECK(s.path[i] == &v.paths[i % 2]);
-    CHECK_STR_CONTAINS(s.reference[i], i % 2 ? "cpu-float" : "cpu-double");
+    CHECK_EQ_INT(s.iteration[i], i % 3 + 1);
+    CHECK(s.path[i] == &v.paths[i / 3]);
+    CHECK_STR_CONTAINS(s.reference[i], i / 3 ? "cpu-float" : "cpu-double");
   }
   CHECK_STR_CONTAINS(v.paths[0].name, "cpu-float");
   CHECK_STR_CONTAINS(v.paths[1].name, "cpu-1-thread");
@@ -230,5 +245,205 @@ DBTR_TEST(volumes_for_save_diffs) {
   test_mlem_problem_close(&p);
 }
 
+/* Under lockstep a path's iteration starts from its reference's recorded state before it.
+ * By hand: the double reference's first iteration, its volume rounded to float, and one
+ * float iteration from there; the engine's second cpu-float row holds exactly that, and
+ * the double reference's second iteration rounded to float as its reference. */
+DBTR_TEST(lockstep_row_is_one_iteration_from_the_recorded_state) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  const dbtr_mlem *m = &p.m;
+  const char *paths[] = {"cpu-float"};
+  dbtr_validate_opts o = opts(paths, 1, 2, 1); /* 2 iterations: lockstep acts from the second */
+  dbtr_validate v;
+  rows s = {0};
+  REQUIRE_OK(dbtr_validate_open(&v, m, &o));
+  CHECK_OK(dbtr_validate_run(&v, record, &s));
+  dbtr_validate_close(&v);
+  REQUIRE(s.n == 2);
+  double *vd = malloc(m->n_vox * sizeof *vd), *pd = malloc(m->n_proj * sizeof *pd), dev_d, dev_f;
+  float *vf = malloc(m->n_vox * sizeof *vf), *pf = malloc(m->n_proj * sizeof *pf);
+  float *rvf = malloc(m->n_vox * sizeof *rvf), *rpf = malloc(m->n_proj * sizeof *rpf);
+  REQUIRE(vd && pd && vf && pf && rvf && rpf);
+  dbtr_backend *bd = NULL, *bf = NULL;
+  REQUIRE_OK(dbtr_cpu_backend_create(&bd, DBTR_PREC_DOUBLE, &m->prob));
+  REQUIRE_OK(dbtr_cpu_backend_create(&bf, DBTR_PREC_FLOAT, &m->prob));
+  CHECK_OK(dbtr_mlem_load(m, bd, NULL, 0.0));
+  CHECK_OK(dbtr_mlem_load(m, bf, NULL, 0.0));
+  CHECK_OK(dbtr_mlem_iterate(m, bd, &dev_d));
+  CHECK_OK(bd->get_volume(bd, vd));
+  dbtr_convert_to_float(DBTR_PREC_DOUBLE, vd, m->n_vox, vf);
+  CHECK_OK(bf->set_volume(bf, vf));
+  CHECK_OK(dbtr_mlem_iterate(m, bf, &dev_f));
+  CHECK_OK(bf->get_volume(bf, vf));
+  CHECK_OK(bf->get_projections(bf, pf));
+  CHECK_OK(dbtr_mlem_iterate(m, bd, &dev_d));
+  CHECK_OK(bd->get_volume(bd, vd));
+  CHECK_OK(bd->get_projections(bd, pd));
+  dbtr_convert_to_float(DBTR_PREC_DOUBLE, vd, m->n_vox, rvf);
+  dbtr_convert_to_float(DBTR_PREC_DOUBLE, pd, m->n_proj, rpf);
+  uint64_t h = fnv(14695981039346656037ull, pf, m->n_proj * sizeof *pf);
+  h = fnv(h, vf, m->n_vox * sizeof *vf);
+  h = fnv(h, rpf, m->n_proj * sizeof *rpf);
+  CHECK_EQ_U64(fnv(h, rvf, m->n_vox * sizeof *rvf), s.hash[1]);
+  CHECK(s.deviance[1] == dev_f);
+  dbtr_backend_destroy(&bd);
+  dbtr_backend_destroy(&bf);
+  free(vd);
+  free(pd);
+  free(vf);
+  free(pf);
+  free(rvf);
+  free(rpf);
+  test_mlem_problem_close(&p);
+}
+
+/* Entries in a folder, . and .. aside. */
+static size_t files_in(const char *dir) {
+  DIR *d = opendir(dir);
+  size_t n = 0;
+  if (!d) return (size_t)-1;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+/* The rows of a run, and the spill folder's file count as each row came. */
+typedef struct {
+  rows s;
+  const char *dir;
+  size_t most_files;
+} watched_rows;
+
+static void record_watching(void *user, const dbtr_validate_row *r) {
+  watched_rows *w = user;
+  record(&w->s, r);
+  size_t n = files_in(w->dir);
+  if (n > w->most_files) w->most_files = n;
+}
+
+/* One run of cpu-1-thread and cpu-float with the memory given (1 byte: the recording is
+ * spilled), its rows and final volumes (path, difference, path, difference). */
+static void run_with_memory(test_mlem_problem *p, const char *dir, size_t memory, int lockstep, watched_rows *w,
+                            float *vols, int *spilled) {
+  const char *paths[] = {"cpu-1-thread", "cpu-float"};
+  dbtr_validate_opts o = opts(paths, 2, 3, lockstep);
+  o.record_memory = memory;
+  o.spill_dir = dir;
+  dbtr_validate v;
+  size_t n = p->m.n_vox;
+  w->dir = dir;
+  REQUIRE_OK(dbtr_validate_open(&v, &p->m, &o));
+  CHECK_OK(dbtr_validate_run(&v, record_watching, w));
+  for (size_t i = 0; i < 2; i++) CHECK_OK(dbtr_validate_path_volume(&v, &v.paths[i], vols + 2 * i * n, vols + (2 * i + 1) * n));
+  /* The estimate: 3 iterations of both references' volumes and projections, and the final
+   * volume of each path that runs (cpu-float free-running replays the float reference). */
+  double ref = 3.0 * (double)(n + p->m.n_proj) * (4.0 + 8.0);
+  CHECK(v.record_bytes == ref + (double)n * 4.0 * (lockstep ? 2.0 : 1.0));
+  *spilled = v.spilled;
+  dbtr_validate_close(&v);
+}
+
+/* A recording that does not fit the memory allowed goes to an unnamed file in the spill
+ * folder: the rows and final volumes are those of a run that kept it in memory, bit for
+ * bit, free-running and lockstep, and no file is ever seen in the folder, during the run
+ * or after. */
+DBTR_TEST(spilled_recording_gives_the_same_rows) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  char dir[] = "spill-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  size_t n = p.m.n_vox;
+  float *vols = malloc(8 * n * sizeof *vols);
+  REQUIRE(vols);
+  for (int lockstep = 0; lockstep < 2; lockstep++) {
+    watched_rows w[2];
+    memset(w, 0, sizeof w);
+    int spilled[2];
+    run_with_memory(&p, dir, (size_t)-1, lockstep, &w[0], vols, &spilled[0]);
+    run_with_memory(&p, dir, 1, lockstep, &w[1], vols + 4 * n, &spilled[1]);
+    CHECK_EQ_INT(spilled[0], 0);
+    CHECK_EQ_INT(spilled[1], 1);
+    REQUIRE(w[0].s.n == 6 && w[1].s.n == 6);
+    for (size_t i = 0; i < 6; i++) {
+      CHECK_EQ_U64(w[0].s.hash[i], w[1].s.hash[i]);
+      CHECK(same_stats(&w[0].s.proj[i], &w[1].s.proj[i]) && same_stats(&w[0].s.vol[i], &w[1].s.vol[i]));
+      CHECK(w[0].s.deviance[i] == w[1].s.deviance[i]);
+    }
+    CHECK(!memcmp(vols, vols + 4 * n, 4 * n * sizeof *vols));
+    CHECK_EQ_INT(w[1].most_files, 0);
+  }
+  CHECK_EQ_INT(files_in(dir), 0);
+  CHECK_OK(rmdir(dir));
+  /* A spill folder that is not there fails when the run opens, naming it. */
+  const char *paths[] = {"cpu-float"};
+  dbtr_validate_opts o = opts(paths, 1, 1, 0);
+  o.record_memory = 1;
+  o.spill_dir = dir;
+  dbtr_validate v;
+  CHECK_EQ_INT(dbtr_validate_open(&v, &p.m, &o), DBTR_EIO);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), dir);
+  free(vols);
+  test_mlem_problem_close(&p);
+}
+
+/* What the progress hook saw: each call's stage, iteration and fraction. */
+enum { MAX_CALLS = 4096 };
+typedef struct {
+  size_t n, stage[MAX_CALLS], iteration[MAX_CALLS];
+  double fraction[MAX_CALLS];
+  char name[8][48];   /* copied: a path's name lives as long as its run */
+  size_t n_stages;
+} calls;
+
+static void on_progress(void *user, const dbtr_validate_progress *at) {
+  calls *c = user;
+  if (c->n == MAX_CALLS) return;
+  c->stage[c->n] = at->stage;
+  c->iteration[c->n] = at->iteration;
+  c->fraction[c->n++] = at->fraction;
+  if (at->stage <= 8) snprintf(c->name[at->stage - 1], sizeof c->name[0], "%s", at->name);
+  c->n_stages = at->n_stages;
+}
+
+/* Progress comes stage by stage (the references, then the paths), each iteration opening
+ * at 0 and rising to at most 1, from inside the CPU's iterations too; and it changes no bit
+ * of any row. */
+DBTR_TEST(progress_stage_by_stage_and_harmless) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  const char *paths[] = {"cpu-1-thread", "cpu-float"};
+  rows s[2] = {{0}, {0}};
+  calls *c = calloc(1, sizeof *c);
+  REQUIRE(c);
+  for (int watched = 0; watched < 2; watched++) {
+    dbtr_validate_opts o = opts(paths, 2, 2, 0);
+    if (watched) o = (dbtr_validate_opts){.paths = paths, .n_paths = 2, .iterations = 2, .progress = on_progress,
+                                          .progress_user = c, .progress_every = 0.0};
+    dbtr_validate v;
+    REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+    CHECK_OK(dbtr_validate_run(&v, record, &s[watched]));
+    dbtr_validate_close(&v);
+  }
+  REQUIRE(s[0].n == 4 && s[1].n == 4);
+  for (size_t i = 0; i < 4; i++) CHECK_EQ_U64(s[0].hash[i], s[1].hash[i]);
+  CHECK_EQ_INT(c->n_stages, 4);
+  const char *names[] = {"cpu-float reference", "cpu-double reference", "cpu-1-thread", "cpu-float"};
+  for (size_t k = 0; k < 4; k++) CHECK_STR_CONTAINS(c->name[k], names[k]);
+  /* 4 stages x 2 iterations open at 0; the 3 stages that compute (cpu-float replays the
+   * float reference) report from within their subsets as well. */
+  CHECK_GT(c->n, 8 + 3);
+  for (size_t i = 0; i < c->n; i++) {
+    int opens = i == 0 || c->stage[i] != c->stage[i - 1] || c->iteration[i] != c->iteration[i - 1];
+    CHECK(c->fraction[i] >= 0.0 && c->fraction[i] <= 1.0);
+    if (opens) CHECK(c->fraction[i] == 0.0);
+    if (opens && i) CHECK(c->stage[i] > c->stage[i - 1] || c->iteration[i] == c->iteration[i - 1] + 1);
+    if (!opens) CHECK(c->fraction[i] >= c->fraction[i - 1]);
+  }
+  free(c);
+  test_mlem_problem_close(&p);
+}
+
 DBTR_TEST_MAIN(one_thread_matches_all_threads, float_differs_from_double, lockstep_first_iteration_is_free_running,
-               rows_in_order, bad_path_name, volumes_for_save_diffs)
+               rows_in_order, bad_path_name, volumes_for_save_diffs, lockstep_row_is_one_iteration_from_the_recorded_state,
+               spilled_recording_gives_the_same_rows, progress_stage_by_stage_and_harmless)
