@@ -24,7 +24,7 @@ set(dbtr_fuzz_env "LSAN_OPTIONS=suppressions=${dbtr_fuzz_dir}/lsan.supp:print_su
 
 foreach(h scan tiff)
   add_executable(fuzz_${h}_replay ${dbtr_fuzz_dir}/fuzz_${h}.c ${dbtr_fuzz_dir}/fuzz_replay.c)
-  target_link_libraries(fuzz_${h}_replay PRIVATE dbtr_io m)
+  target_link_libraries(fuzz_${h}_replay PRIVATE dbtr_core m)
   file(GLOB seeds CONFIGURE_DEPENDS ${dbtr_fuzz_dir}/corpus_${h}/*)
   if(seeds)
     add_test(NAME fuzz_${h}.seeds COMMAND fuzz_${h}_replay --expect-ok ${seeds})
