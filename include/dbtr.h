@@ -61,6 +61,8 @@ enum {
 
 /* Generic text for a code ("invalid argument"); "unknown error" for anything else. */
 DBTR_EXTERN const char *dbtr_strerror(int code);
+/* The code's name, "DBTR_EINVAL"; NULL for a number that is no code. */
+DBTR_EXTERN const char *dbtr_err_name(int code);
 /* The last message recorded on this thread, or the generic text if none. */
 DBTR_EXTERN const char *dbtr_errmsg(void);
 /* "0.1.0". */
