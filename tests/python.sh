@@ -7,6 +7,7 @@
 #              DBTR_LIBRARY=LIBDBTR, the package from the source tree
 #   install    `pip install` of python/ into a virtual environment, as docs/python.md has it,
 #              then the installed package, run from elsewhere, loads its own copy of libdbtr
+#   docs_example  docs/python.md's worked example prints the output the doc shows
 set -eu
 build=$1 cli=$2 lib=$3 what=$4
 py=${DBTR_PYTHON:-/usr/bin/python3}
@@ -44,6 +45,26 @@ except dbtr.DbtrIOError as e:
     assert "missing.h5" in str(e), e
 print(f"install: dbtr {dbtr.__version__} from {here}, with its own libdbtr; modes {', '.join(dbtr.modes())}")
 PY
+  ;;
+docs_example)
+  # The worked example of docs/python.md, where the doc runs it (beside build/app/dbtr, after
+  # ./run.sh demo wrote dbtr-demo/), must print the output the doc shows.
+  doc=$src/../docs/python.md
+  work=$build/tests/python_docs
+  rm -rf "$work"
+  mkdir -p "$work/build/app"
+  ln -s "$cli" "$work/build/app/dbtr"
+  block() { # the lines of the first block fenced by $1 in the worked example
+    awk -v fence="$1" '/^## A worked example/ { s = 1 } s && $0 == fence { p = 1; next } p && /^```$/ { exit } p' "$doc"
+  }
+  block '```python' >"$work/example.py"
+  block '```text' >"$work/expected.txt"
+  [ -s "$work/example.py" ] && [ -s "$work/expected.txt" ] || { echo "FAIL: no example in $doc"; exit 1; }
+  cd "$work"
+  "$cli" demo -o dbtr-demo --quiet >/dev/null
+  DBTR_LIBRARY=$lib PYTHONPATH=$src "$py" example.py >got.txt
+  diff expected.txt got.txt || { echo "FAIL: the example prints other than docs/python.md shows (< doc, > now)"; exit 1; }
+  echo "docs_example: docs/python.md's example prints what the doc shows"
   ;;
 *)
   echo "python.sh: unknown case $what" >&2
