@@ -217,12 +217,11 @@ class Progress:
     iterations: int
     deviance: float    # Poisson deviance of the iteration's forward projections
     backend: str       # "cpu-float", "gpu:cpu-match", ...
-    _handle: ctypes.c_void_p = field(repr=False)
-    _shape: tuple = field(repr=False)
+    _current: Callable[[], np.ndarray] = field(repr=False)
 
     def volume(self) -> np.ndarray:
-        """The volume after this iteration (a copy)."""
-        return _volume(self._handle, self._shape)
+        """The volume after this iteration (a copy), while the callback runs."""
+        return self._current()
 
 
 def _volume(handle: ctypes.c_void_p, shape: tuple) -> np.ndarray:
@@ -253,6 +252,13 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
                           _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads)))
     r = ctypes.c_void_p()
     _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
+    running = True
+
+    def current() -> np.ndarray:
+        if not running:  # the handle is gone: its memory with it
+            raise RuntimeError("dbtr: Progress.volume() is only valid during the callback")
+        return _volume(r, grid.shape)
+
     try:
         fallback = _lib.lib.dbtr_recon_fallback(r).decode()
         if fallback:
@@ -262,9 +268,10 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
             dev = ctypes.c_double()
             _lib.check(_lib.lib.dbtr_recon_iterate(r, ctypes.byref(dev)))
             if callback is not None:
-                callback(Progress(it, int(iterations), dev.value, name, r, grid.shape))
+                callback(Progress(it, int(iterations), dev.value, name, current))
         return _volume(r, grid.shape)
     finally:
+        running = False
         _lib.lib.dbtr_recon_close(ctypes.byref(r))
 
 

@@ -108,6 +108,10 @@ def test_callback_sees_each_iteration_and_can_stop(tiny):
     assert [it for it, _, _ in seen] == [1, 2, 3] and seen[2][1] < seen[0][1]
     two = dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, iterations=2, backend="cpu")
     assert same_bits(seen[1][2], two)
+    kept = []
+    dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, backend="cpu", callback=kept.append)
+    with pytest.raises(RuntimeError, match="only valid during the callback"):
+        kept[0].volume()
 
 
 def test_validate_equals_cli(cli, tiny, tmp_path):
