@@ -12,7 +12,8 @@ set -eu
 cmake=$1 cc=$2 build=$3 work=$4 what=$5
 src=$(cd "$(dirname "$0")/consumer" && pwd)
 prefix=$work/prefix
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# The library folder is lib/ or lib/<multiarch>/, as GNUInstallDirs chose at configure time.
+[ "$what" = setup ] || export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name dbtr.pc)")"
 
 run_consumer() { # the program, then the scan it writes
   "$1" "$work/$what.h5"
@@ -44,7 +45,7 @@ pkgconfig | pkgconfig_static)
   run_consumer "$work/$what"
   ;;
 exports)
-  lib=$(ls "$prefix"/lib/libdbtr.so.*.*.*)
+  lib=$(find "$prefix" -name 'libdbtr.so.*.*.*')
   nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }' | sort >"$work/exported"
   sed -n 's/^DBTR_EXTERN [^(]*[ *]\(dbtr_[a-z0-9_]*\)(.*/\1/p' "$prefix/include/dbtr.h" | sort >"$work/declared"
   diff "$work/declared" "$work/exported" || { echo "FAIL: < declared in dbtr.h only, > exported only"; exit 1; }
