@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "io/atomic_file.h"
+#include "lib/problem.h"
 #include "phantoms/systems.h"
 #include "recon/error.h"
 #include "recon/version.h"
@@ -421,24 +422,10 @@ cli_group cli_threads_group(cli_backend_opts *o) { return (cli_group){NULL, &bac
 
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
                        int quiet) {
-  dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
-  if (o->mode) dbtr_gpu_mode_parse(o->mode, &mode);
-  const char *be = o->backend ? o->backend : "auto";
-  int rc = 0;
-  if (strcmp(be, "cpu") != 0) {
-    rc = dbtr_gpu_backend_create(out, mode, prob);
-    if (!rc) return 0;
-    if (!strcmp(be, "gpu")) return rc;
-    if (!quiet)
-      fprintf(stderr, "dbtr %s: warning: %s; running on the CPU\n", cmd,
-              rc == DBTR_ENOGPU ? "no GPU can be used" : dbtr_errmsg());
-  }
-  /* The CPU precision follows the GPU mode unless --precision says otherwise, so
-   * `--mode double` on a machine without a GPU still computes in double. */
-  dbtr_precision p = dbtr_gpu_mode_precision(mode);
-  if (o->precision) p = strcmp(o->precision, "double") ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
-  dbtr_err_clear();
-  return dbtr_cpu_backend_create(out, p, prob);
+  char fallback[1024];
+  int rc = dbtr__backend_create(o, prob, out, fallback, sizeof fallback);
+  if (!rc && fallback[0] && !quiet) fprintf(stderr, "dbtr %s: warning: %s; running on the CPU\n", cmd, fallback);
+  return rc;
 }
 
 double cli_now(void) {

@@ -123,13 +123,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/* Backend choice as the user gave it. */
-typedef struct {
-  const char *backend; /* "cpu", "gpu" or "auto" */
-  const char *mode;    /* GPU mode name */
-  const char *precision; /* CPU: "float" or "double"; NULL means: follow the GPU mode */
-  int threads;
-} cli_backend_opts;
+/* Backend choice as the user gave it: the library's own (include/dbtr.h). */
+typedef dbtr_backend_opts cli_backend_opts;
 
 /* --backend, --mode, --precision, --threads, titled "backend"; and --threads alone, for
  * commands that run on the CPU only. */

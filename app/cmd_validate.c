@@ -13,6 +13,7 @@
 #include "app/run.h"
 #include "app/validate.h"
 #include "io/tiff.h"
+#include "lib/problem.h"
 #include "recon/error.h"
 #include "recon/mlem.h"
 #include "recon/validate.h"
@@ -257,7 +258,7 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   dbtr_validate v = {0};
   if ((ex = app_grid_resolve(cmd, o->in, &scan, &o->grid, &grid))) goto done;
   dbtr_algo algo = scan.quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
-  if ((rc = app_expand_data(&scan, algo, &y, &i0))) goto fail;
+  if ((rc = dbtr__data_expand(&scan, algo, &y, &i0))) goto fail;
   dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
   stage_progress sp = {0};
   app_progress_init(&sp.line, cmd, o->quiet);

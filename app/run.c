@@ -9,6 +9,7 @@
 #include "app/progress.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint.h"
+#include "lib/problem.h"
 #include "recon/cpu.h"
 #include "recon/doubt.h"
 #include "recon/error.h"
@@ -49,24 +50,6 @@ int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, c
   int rc = dbtr_grid_check(&g, &scan->geom, path);
   if (rc) return cli_fail(cmd, rc);
   *out = g;
-  return 0;
-}
-
-int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0) {
-  size_t n;
-  int rc = dbtr_geom_proj_count(&scan->geom, &n);
-  *y = *i0 = NULL;
-  if (rc) return rc;
-  size_t npix = scan->geom.n_rows * scan->geom.n_cols;
-  if (algo == DBTR_ALGO_TRANSMISSION) {
-    if ((rc = dbtr_alloc((void **)i0, n, sizeof(double), "i0"))) return rc;
-    for (size_t i = 0; i < n; i++) (*i0)[i] = dbtr_scan_i0(scan, i / npix, i % npix);
-    return 0;
-  }
-  if (scan->quantity == DBTR_QUANTITY_LINE_INTEGRAL) return 0;
-  if ((rc = dbtr_alloc((void **)y, n, sizeof(double), "line integrals"))) return rc;
-  for (size_t i = 0; i < n; i++)
-    (*y)[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, i / npix, i % npix));
   return 0;
 }
 
@@ -189,7 +172,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   if (algo == DBTR_ALGO_TRANSMISSION && scan->quantity != DBTR_QUANTITY_COUNTS)
     return cli_usage_error(cmd, "--algorithm transmission needs counts; this scan holds line integrals (use emission)");
   double *y = NULL, *i0 = NULL;
-  int rc = app_expand_data(scan, algo, &y, &i0);
+  int rc = dbtr__data_expand(scan, algo, &y, &i0);
   if (rc) return cli_fail(cmd, rc);
   dbtr_data data = {.geom = &scan->geom, .grid = grid, .algo = algo, .y = y ? y : scan->proj, .i0 = i0};
   dbtr_mlem m;

@@ -38,12 +38,6 @@ cli_group app_grid_group(app_grid_opts *g, const char *title, int with_dims);
  * says which flags to give when the scan has none. */
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out);
 
-/* Full-size double arrays of the data for the driver: *i0 expanded from whatever shape the
- * file had (transmission), and for emission from counts the line integrals
- * (dbtr_count_to_line_integral). Either is NULL when the scan's own array serves.
- * The caller frees both. */
-int app_expand_data(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
-
 /* Warns on stderr, with the likely cause, when the scan's geometry or data look like a
  * mistake dbtr cannot refuse (recon/doubt.h): a geometry in cm, line integrals labelled
  * counts. Warnings show even with --quiet: they are about the result, not progress. */

@@ -1,20 +1,20 @@
 /* recon/backend.h: the interface every reconstruction backend implements (the CPU
  * reference in recon/cpu.c, the CUDA modes in kernels/). The ML-EM driver (recon/mlem.c)
  * owns the iteration loop and calls a backend one ordered subset at a time, so the
- * schedule, the callbacks and the data fit are written once. */
+ * schedule, the callbacks and the data fit are written once. dbtr_algo, dbtr_precision and
+ * dbtr_gpu_available are public (include/dbtr.h). */
 #ifndef DBTR_BACKEND_H
 #define DBTR_BACKEND_H
 
 #include <stddef.h>
 
+#include "include/dbtr.h"
 #include "recon/geom.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum { DBTR_ALGO_TRANSMISSION = 0, DBTR_ALGO_EMISSION = 1 } dbtr_algo;
-typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1 } dbtr_precision;
 /* The GPU backend's floating-point modes, one for each row of recon/modes.def and in its
  * order: first the modes users pick (DBTR_MODE_FAST, ...), then the single-change variants of
  * the match modes that `dbtr validate --explain` runs (DBTR_VARIANT_CPU_MATCH_FMA, ...). */
@@ -78,8 +78,6 @@ void dbtr_backend_destroy(dbtr_backend **b);
 int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob);
 /* Defined by kernels/: the CUDA backend in one mode, or DBTR_ENOGPU with the reason. */
 int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob);
-/* 1 if a CUDA device can be used (its name copied into name), else 0. */
-int dbtr_gpu_available(char *name, unsigned long name_len);
 
 /* The name users write ("cpu-match", "cpu-match+fma"); "unknown" outside the table. */
 const char *dbtr_gpu_mode_name(dbtr_gpu_mode m);

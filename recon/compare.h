@@ -3,26 +3,17 @@
  * ULP distance counts the representable values between a and b: 0 means bitwise equal
  * (+0 and -0 count as equal), 1 means neighbours. NaN against anything, NaN included, is
  * UINT64_MAX: a NaN is never a result two paths agree on, so two NaN-producing paths must
- * not be called identical. */
+ * not be called identical. The statistics, dbtr_diff_stats, are public (include/dbtr.h). */
 #ifndef DBTR_COMPARE_H
 #define DBTR_COMPARE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "include/dbtr.h"
+
 uint64_t dbtr_ulp_distance_f(float a, float b);
 uint64_t dbtr_ulp_distance_d(double a, double b);
-
-typedef struct {
-  size_t n;              /* elements compared */
-  size_t n_differ;       /* elements whose bits differ (+0 and -0 equal) */
-  double max_abs;        /* max |a - b| */
-  double mean_abs;       /* mean |a - b| over all n */
-  uint64_t max_ulp;      /* max ULP distance, in the precision compared */
-  uint64_t median_ulp;   /* median ULP distance over all n */
-  double rel_l2;         /* ||a - b|| / ||b||, 0 when both are 0 */
-  size_t n_differ_u16;   /* elements whose 16-bit display values differ */
-} dbtr_diff_stats;
 
 /* Display scale for the 16-bit comparison: value v shows as round_sat((v - lo) / (hi - lo)
  * * 20000), the 0..20000 range radiologists' viewers use. */

@@ -2,25 +2,17 @@
  *
  * Every output element (a ray sum, a voxel gather) is computed by one thread in a fixed
  * order, so results are bitwise identical for any thread count. The arithmetic is
- * recon/proj_impl.h, the same the GPU kernels run. */
+ * recon/proj_impl.h, the same the GPU kernels run. The projector (dbtr_cpu_projector_create,
+ * dbtr_cpu_forward, dbtr_cpu_back) is public (include/dbtr.h); the backend is in
+ * recon/backend.h. */
 #ifndef DBTR_CPU_H
 #define DBTR_CPU_H
 
 #include <stddef.h>
 
+#include "include/dbtr.h"
 #include "recon/backend.h"
 #include "recon/geom.h"
-
-typedef struct dbtr_cpu_projector dbtr_cpu_projector;
-
-/* Prepares the ray records and footprints of every view (checks geometry and grid). */
-int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
-                              dbtr_precision precision, int threads);
-void dbtr_cpu_projector_destroy(dbtr_cpu_projector **p);
-/* proj = A vol over all views; vol (nz, ny, nx) and proj (n_views, n_rows, n_cols) of T. */
-int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj);
-/* vol = A^T proj over all views. */
-int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol);
 
 /* Bytes a CPU backend (dbtr_cpu_backend_create) allocates for n_proj pixels and n_vox voxels
  * in precision p: the ray records (4 per pixel) and lengths, the data, i0, forward

@@ -21,6 +21,17 @@ const char *dbtr_strerror(int code) {
   }
 }
 
+const char *dbtr_err_name(int code) {
+  switch (code) {
+  case DBTR_OK: return "DBTR_OK";
+#define DBTR__ERR_NAME(name, exit_code, text) \
+  case DBTR_E##name: return "DBTR_E" #name;
+    DBTR_ERRORS(DBTR__ERR_NAME)
+#undef DBTR__ERR_NAME
+  default: return NULL;
+  }
+}
+
 int dbtr_exit_code(int code) {
   switch (code) {
   case DBTR_OK: return 0;

@@ -1,4 +1,5 @@
-/* recon/error.h: the one table of dbtr error codes, and the message that names the cause.
+/* recon/error.h: recording the message that names the cause of an error. The one table of
+ * error codes (DBTR_ERRORS), dbtr_strerror and dbtr_errmsg are public: include/dbtr.h.
  *
  * Library functions return 0 on success or a negative DBTR_E* code. Before returning an
  * error they record a one-line message (file, dataset, flag, sizes) with dbtr_err(); the
@@ -8,36 +9,12 @@
 
 #include <stddef.h>
 
+#include "include/dbtr.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* X(name, exit code, generic text). The exit code is what `dbtr` returns for it. "No GPU"
- * (none found, or a build without CUDA) and "the GPU failed" have different codes, so a
- * script or test can skip on the first and must fail on the second. */
-#define DBTR_ERRORS(X)                                                   \
-  X(INVAL, 2, "invalid argument")                                       \
-  X(FORMAT, 2, "bad or unsupported file content")                       \
-  X(GEOM, 2, "unsupported or degenerate geometry")                      \
-  X(OVERFLOW, 2, "size too large")                                       \
-  X(IO, 3, "input/output error")                                         \
-  X(NOMEM, 4, "out of memory")                                           \
-  X(NOGPU, 7, "no usable GPU")                                           \
-  X(GPU, 5, "GPU error")                                                 \
-  X(DIFFERS, 6, "results differ where they were expected to be identical") \
-  X(INTERNAL, 70, "internal error")
-
-enum {
-  DBTR_OK = 0,
-#define DBTR__ERR_ENUM(name, exit_code, text) DBTR_E##name,
-  DBTR__EBASE = -100,
-  DBTR_ERRORS(DBTR__ERR_ENUM)
-#undef DBTR__ERR_ENUM
-  DBTR__ELAST
-};
-
-/* Generic text for a code ("invalid argument"); "unknown error" for anything else. */
-const char *dbtr_strerror(int code);
 /* The process exit code that belongs to an error code (0 for DBTR_OK). */
 int dbtr_exit_code(int code);
 
@@ -53,8 +30,6 @@ int dbtr_err(int code, const char *fmt, ...)
  * dbtr_err passes through it, since messages quote file content (attribute values, paths,
  * strings of checkpoints and TIFF descriptions); so does any file-derived string printed. */
 void dbtr_sanitize(char *s);
-/* The last message recorded on this thread, or the generic text if none. */
-const char *dbtr_errmsg(void);
 void dbtr_err_clear(void);
 
 /* Overflow-checked size arithmetic: return DBTR_EOVERFLOW (with a message naming what)

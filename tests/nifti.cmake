@@ -1,6 +1,6 @@
 # tests/nifti.cmake: NIfTI volumes and the writer that picks the file type from the name
 # (io/nifti.c, io/volume.c, docs/volume-format.md).
-dbtr_add_test_file(SOURCE test_nifti.c LABELS cpu LIBS dbtr_core dbtr::nifti)
+dbtr_add_test_file(SOURCE test_nifti.c LABELS cpu LIBS dbtr_core)
 # nibabel opens the .nii and .nii.gz files of `dbtr phantom --truth` and `dbtr recon -o`
 # and finds the grid, units and the TIFF's data of the same run. It fails, never skips,
 # without python3 and nibabel: run.sh installs them (python3-nibabel) for CI.

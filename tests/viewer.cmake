@@ -12,7 +12,7 @@ endif()
 set(dbtr_viewer_slow gl_large_volume)
 foreach(exe test_viewer test_viewer_gl)
   add_executable(${exe} ${exe}.c)
-  target_link_libraries(${exe} PRIVATE dbtr_viewer dbtr_io dbtr_recon PkgConfig::DBTR_PNG m)
+  target_link_libraries(${exe} PRIVATE dbtr_viewer dbtr_core PkgConfig::DBTR_PNG m)
   # The cases are read from the source: adding one re-runs CMake so that CTest knows it.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${exe}.c)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${exe}.c dbtr_viewer_lines REGEX "^DBTR_TEST\\(([a-z0-9_]+)\\)")

@@ -1,0 +1,284 @@
+/* dbtr.h: the public C API of libdbtr (docs/library.md), installed as <dbtr.h>.
+ *
+ * libdbtr reads and writes dbtr-scan files, checks geometries, projects with the CPU
+ * reference pair (A and its exact transpose), reconstructs with ML-EM on the CPU or a GPU
+ * mode, and runs the validation engine that compares the paths iteration by iteration. The
+ * `dbtr` command line and the Python package are its clients and compute the same bits.
+ *
+ * Conventions (libuv's): names are dbtr_<module>_<verb>; functions return 0 or a negative
+ * DBTR_E* code, after recording a one-line message for this thread that names the cause
+ * (the file, the dataset, the option), which dbtr_errmsg() returns. The caller owns the
+ * structs below and every host buffer; a handle (dbtr_recon, dbtr_cpu_projector) is freed by
+ * its _close/_destroy, which nulls the pointer, so that calling it twice is safe.
+ *
+ * Geometry (docs/ARCHITECTURE.md): lengths in mm; each view is four 3-vectors in ASTRA's
+ * cone_vec convention; volumes are C order (nz, ny, nx), x fastest; projections are
+ * (n_views, n_rows, n_cols). This header includes no other dbtr header: internal headers
+ * include it for the types they share with the API. */
+#ifndef DBTR_H
+#define DBTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is compiled with hidden visibility: what this header declares is all that the
+ * shared library exports. */
+#if defined(__GNUC__)
+#define DBTR_EXTERN __attribute__((visibility("default")))
+#else
+#define DBTR_EXTERN
+#endif
+
+/* ---- Errors ---------------------------------------------------------------------------
+ * X(name, exit code, generic text): the one table of error codes. The exit code is what the
+ * `dbtr` command returns for it. "No GPU" (none found, or a build without CUDA) and "the
+ * GPU failed" differ, so that a caller can fall back on the first and must stop on the
+ * second. */
+#define DBTR_ERRORS(X)                                                   \
+  X(INVAL, 2, "invalid argument")                                       \
+  X(FORMAT, 2, "bad or unsupported file content")                       \
+  X(GEOM, 2, "unsupported or degenerate geometry")                      \
+  X(OVERFLOW, 2, "size too large")                                       \
+  X(IO, 3, "input/output error")                                         \
+  X(NOMEM, 4, "out of memory")                                           \
+  X(NOGPU, 7, "no usable GPU")                                           \
+  X(GPU, 5, "GPU error")                                                 \
+  X(DIFFERS, 6, "results differ where they were expected to be identical") \
+  X(INTERNAL, 70, "internal error")
+
+enum {
+  DBTR_OK = 0,
+#define DBTR__ERR_ENUM(name, exit_code, text) DBTR_E##name,
+  DBTR__EBASE = -100,
+  DBTR_ERRORS(DBTR__ERR_ENUM)
+#undef DBTR__ERR_ENUM
+  DBTR__ELAST
+};
+
+/* Generic text for a code ("invalid argument"); "unknown error" for anything else. */
+DBTR_EXTERN const char *dbtr_strerror(int code);
+/* The code's name, "DBTR_EINVAL"; NULL for a number that is no code. */
+DBTR_EXTERN const char *dbtr_err_name(int code);
+/* The last message recorded on this thread, or the generic text if none. */
+DBTR_EXTERN const char *dbtr_errmsg(void);
+/* "0.1.0". */
+DBTR_EXTERN const char *dbtr_version(void);
+
+/* ---- Geometry --------------------------------------------------------------------------- */
+
+typedef struct {
+  size_t nx, ny, nz; /* voxels along x, y, z */
+  double dx, dy, dz; /* voxel size, mm */
+  double origin[3];  /* centre of voxel (0,0,0), mm */
+} dbtr_grid;
+
+/* Each view's source, detector centre, and u (step from column c to c+1) and v (step from
+ * row r to r+1). The centre of pixel (r, c) is
+ *   detector_center + (c - (n_cols-1)/2) u + (r - (n_rows-1)/2) v. */
+typedef struct {
+  size_t n_views, n_rows, n_cols;
+  double *source;          /* (n_views, 3), mm */
+  double *detector_center; /* (n_views, 3), mm */
+  double *detector_u;      /* (n_views, 3), mm per column */
+  double *detector_v;      /* (n_views, 3), mm per row */
+} dbtr_geom;
+
+/* Allocates the four (n_views, 3) arrays, zeroed. Sizes are overflow checked. A geometry
+ * may instead point at arrays the caller owns; then it is not given to dbtr_geom_free. */
+DBTR_EXTERN int dbtr_geom_init(dbtr_geom *g, size_t n_views, size_t n_rows, size_t n_cols);
+/* Frees and zeroes; safe to call twice or on a zeroed struct. */
+DBTR_EXTERN void dbtr_geom_free(dbtr_geom *g);
+/* Elements in one projection stack, and voxels in a grid, overflow checked. */
+DBTR_EXTERN int dbtr_geom_proj_count(const dbtr_geom *g, size_t *out);
+DBTR_EXTERN int dbtr_grid_count(const dbtr_grid *grid, size_t *out);
+/* Checks a geometry before any projector sees it: sizes, finite vectors, non-zero u and v
+ * that are not parallel, the source off the detector plane, and every ray within 45 deg of
+ * the slice normal (z). `what` names the geometry's source in the message. */
+DBTR_EXTERN int dbtr_geom_check(const dbtr_geom *g, const char *what);
+/* Checks a grid against a geometry: positive finite voxel sizes, sizes, every slice below
+ * every source, and the grid seen by the detector of at least one view. */
+DBTR_EXTERN int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what);
+
+/* ---- Scan files (HDF5, format "dbtr-scan" version 1: docs/scan-format.md) ---------------- */
+
+typedef enum { DBTR_QUANTITY_COUNTS = 0, DBTR_QUANTITY_LINE_INTEGRAL = 1 } dbtr_quantity;
+
+/* The shape of i0; its values keep that shape in memory. */
+typedef enum {
+  DBTR_I0_NONE = 0,  /* line integrals: no i0 */
+  DBTR_I0_SCALAR,    /* one value */
+  DBTR_I0_PER_VIEW,  /* (n_views) */
+  DBTR_I0_PER_PIXEL, /* (n_rows, n_cols), the same for every view */
+  DBTR_I0_FULL       /* (n_views, n_rows, n_cols) */
+} dbtr_i0_shape;
+
+/* How /projections is stored. */
+typedef enum { DBTR_DTYPE_FLOAT32 = 0, DBTR_DTYPE_FLOAT64, DBTR_DTYPE_UINT16, DBTR_DTYPE_UINT32 } dbtr_dtype;
+
+/* Where one quantity of the scan came from, e.g. key "i0", text "10000 from --i0": the
+ * optional /provenance attributes (docs/scan-format.md) that `dbtr import` writes. Longer
+ * texts are cut; what is read is sanitised for printing. */
+#define DBTR_SCAN_MAX_NOTES 8
+typedef struct {
+  char key[32];
+  char text[512];
+} dbtr_scan_note;
+
+typedef struct {
+  dbtr_geom geom;          /* per-view vectors and detector size */
+  dbtr_quantity quantity;
+  double *proj;            /* (n_views, n_rows, n_cols): counts or line integrals (unitless) */
+  dbtr_i0_shape i0_shape;
+  double *i0;              /* as i0_shape says; NULL for DBTR_I0_NONE */
+  int has_grid;            /* 1 if the file has a /volume grid */
+  dbtr_grid grid;          /* valid when has_grid */
+  dbtr_dtype stored_dtype; /* the dtype /projections had in the file (reader) */
+  size_t n_notes;          /* provenance notes, in key order when read from a file */
+  dbtr_scan_note notes[DBTR_SCAN_MAX_NOTES];
+} dbtr_scan;
+
+typedef struct {
+  dbtr_dtype dtype; /* how to store /projections; integer types are rounded and saturated */
+  int gzip_level;   /* 0 = no compression, 1..9 gzip with chunks of one view */
+} dbtr_scan_write_opts;
+
+/* Reads and checks a scan file into s (zeroed first): wrong shapes, non-finite values,
+ * negative counts, overflowing sizes and other formats are refused with a message naming
+ * the file and the dataset. On error s is left freed. The HDF5 library that libdbtr uses is
+ * not thread-safe: read and write scans from one thread at a time. */
+DBTR_EXTERN int dbtr_scan_read(dbtr_scan *s, const char *path);
+/* Writes s through a temporary file in the same folder, renamed into place. A regular file
+ * that existed when the write began is replaced; a file that appeared meanwhile is not
+ * (DBTR_EINVAL), nor is a device, FIFO, socket, folder or symbolic link. opts NULL stores
+ * float64, uncompressed. */
+DBTR_EXTERN int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts);
+/* Frees what dbtr_scan_read allocated, and zeroes; safe to call twice. */
+DBTR_EXTERN void dbtr_scan_free(dbtr_scan *s);
+/* i0 for view k, pixel p (p = r * n_cols + c), whatever its shape; and how many doubles
+ * the i0 array holds for its shape (0 for none). */
+DBTR_EXTERN double dbtr_scan_i0(const dbtr_scan *s, size_t k, size_t p);
+DBTR_EXTERN size_t dbtr_scan_i0_count(const dbtr_scan *s);
+
+/* ---- Projectors: the CPU reference pair ------------------------------------------------
+ * Forward A is ray-driven Joseph along z; back is its exact transpose, computed as a
+ * gather, so <Ax, y> = <x, A^T y> to rounding. Every output element is summed by one
+ * thread in a fixed order: the result is the same for any thread count. */
+
+typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1 } dbtr_precision;
+typedef struct dbtr_cpu_projector dbtr_cpu_projector;
+
+/* Prepares the rays and footprints of every view (checks geometry and grid). threads 0:
+ * all the machine has. geom and grid are copied as needed; they may go after the call. */
+DBTR_EXTERN int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
+                                          dbtr_precision precision, int threads);
+DBTR_EXTERN void dbtr_cpu_projector_destroy(dbtr_cpu_projector **p);
+/* proj = A vol; vol (nz, ny, nx) and proj (n_views, n_rows, n_cols), of float or double
+ * as the projector's precision says. */
+DBTR_EXTERN int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj);
+/* vol = A^T proj. */
+DBTR_EXTERN int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol);
+
+/* ---- ML-EM --------------------------------------------------------------------------- */
+
+typedef enum { DBTR_ALGO_TRANSMISSION = 0, DBTR_ALGO_EMISSION = 1 } dbtr_algo;
+
+/* Where a reconstruction runs: the `dbtr recon` flags of the same names. */
+typedef struct {
+  const char *backend;   /* "cpu", "gpu" (fails without a GPU) or "auto" (the GPU when one can be
+                            used, else the CPU); NULL: "auto" */
+  const char *mode;      /* GPU floating-point mode (docs/modes.md); NULL: "cpu-match" */
+  const char *precision; /* CPU: "float" or "double"; NULL: the mode's */
+  int threads;           /* CPU threads; 0: all the machine has */
+} dbtr_backend_opts;
+
+typedef struct {
+  size_t subsets;        /* ordered subsets of views, 1..n_views; 0 means 1 (plain ML-EM) */
+  const char *algorithm; /* "transmission" (needs counts) or "emission"; NULL: transmission for
+                            counts, emission for line integrals */
+  double init;           /* uniform start value in 1/mm; 0: estimated from the data */
+  dbtr_backend_opts backend;
+} dbtr_recon_opts;
+
+typedef struct dbtr_recon dbtr_recon;
+
+/* Prepares a reconstruction of scan on grid: checks the geometry, the grid and the values
+ * (finite; counts >= 0, i0 > 0), chooses the backend and loads the start volume. scan (its
+ * arrays included) must outlive the handle; opts NULL means all defaults. */
+DBTR_EXTERN int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *grid,
+                                const dbtr_recon_opts *opts);
+/* The backend that runs: "cpu-float", "cpu-double", "gpu:cpu-match", ... */
+DBTR_EXTERN const char *dbtr_recon_backend(const dbtr_recon *r);
+/* Why backend "auto" fell back to the CPU ("no GPU can be used", or the GPU's error); "" if
+ * it did not. */
+DBTR_EXTERN const char *dbtr_recon_fallback(const dbtr_recon *r);
+/* The element type of the volume dbtr_recon_volume writes. */
+DBTR_EXTERN dbtr_precision dbtr_recon_precision(const dbtr_recon *r);
+/* One full iteration (every subset once); *deviance (may be NULL) receives the Poisson
+ * deviance of the forward projections made during it. */
+DBTR_EXTERN int dbtr_recon_iterate(dbtr_recon *r, double *deviance);
+/* The current volume, (nz, ny, nx) elements of dbtr_recon_precision(r), in 1/mm. */
+DBTR_EXTERN int dbtr_recon_volume(dbtr_recon *r, void *out);
+DBTR_EXTERN void dbtr_recon_close(dbtr_recon **r);
+
+/* 1 if a CUDA device can be used (its name copied into name), else 0 (also in a build
+ * without CUDA). */
+DBTR_EXTERN int dbtr_gpu_available(char *name, unsigned long name_len);
+/* The i-th floating-point mode a user picks ("fast", "ieee", "cpu-match", "double",
+ * "double-match"), NULL past the last. */
+DBTR_EXTERN const char *dbtr_mode_name(size_t i);
+
+/* ---- Validation (docs/validation.md) ------------------------------------------------- */
+
+/* How a path's result differs from its reference, element by element. ULP distance counts
+ * the representable values between two numbers: 0 is bitwise equal (+0 and -0 count as
+ * equal); NaN against anything is UINT64_MAX. */
+typedef struct {
+  size_t n;            /* elements compared */
+  size_t n_differ;     /* elements whose bits differ */
+  double max_abs;      /* max |a - b| */
+  double mean_abs;     /* mean |a - b| over all n */
+  uint64_t max_ulp;    /* max ULP distance, in the precision compared */
+  uint64_t median_ulp; /* median ULP distance over all n */
+  double rel_l2;       /* ||a - b|| / ||b||, 0 when both are 0 */
+  size_t n_differ_u16; /* elements whose 16-bit display values differ */
+} dbtr_diff_stats;
+
+typedef struct {
+  const char *const *paths; /* in the order to run: GPU modes, cpu-1-thread, cpu-float */
+  size_t n_paths;           /* >= 1 */
+  size_t iterations;        /* >= 1 */
+  size_t subsets;           /* 0 means 1 */
+  int lockstep;             /* start every path from its reference's state at each iteration */
+  int explain;              /* add each mode's single-change variants after it */
+  int threads;              /* CPU threads; 0: all */
+} dbtr_validation_opts;
+
+/* One path after one iteration, against its reference. Valid during the callback only. */
+typedef struct {
+  size_t iteration;      /* 1-based */
+  const char *path;      /* "cpu-float", "cpu-match", "cpu-match+fma", ... */
+  const char *reference; /* "cpu-float" or "cpu-double" */
+  const char *explains;  /* an explain variant: the path whose difference it explains; else NULL */
+  int is_gpu;
+  dbtr_diff_stats proj;  /* the forward projections (A mu) */
+  dbtr_diff_stats vol;   /* the volume */
+  double deviance;       /* the path's own Poisson deviance of the iteration */
+} dbtr_validation_row;
+
+typedef void (*dbtr_validation_fn)(void *user, const dbtr_validation_row *row);
+
+/* Runs the CPU references and every path side by side on scan and grid (the algorithm
+ * follows the quantity) and calls on_row after each path's iteration, iteration by
+ * iteration, in path order: the rows of `dbtr validate`. */
+DBTR_EXTERN int dbtr_validation_run(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_validation_opts *opts,
+                                    dbtr_validation_fn on_row, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,374 @@
+"""dbtr from Python: digital breast tomosynthesis scans, projectors, ML-EM and validation,
+numpy in and numpy out (docs/python.md).
+
+Every function calls libdbtr, the library the `dbtr` command line is built on, so the same
+scan and options give the same bits as the command. The GIL is released while the library
+computes. Errors are raised as dbtr.DbtrError subclasses whose message names the cause.
+
+Conventions (docs/ARCHITECTURE.md): lengths in mm; volumes are (nz, ny, nx) arrays, x
+fastest; projections are (n_views, n_rows, n_cols); each view's geometry is four 3-vectors
+in ASTRA's cone_vec convention.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from . import _lib
+from ._lib import (DbtrError, DbtrIOError, DbtrMemoryError, FormatError, GpuError, InvalidArgument,  # noqa: F401
+                   NoGpuError)
+
+__version__ = _lib.lib.dbtr_version().decode()
+
+# libhdf5 as libdbtr uses it is not thread-safe: one scan read or write at a time.
+_io_lock = threading.Lock()
+
+
+@dataclass
+class Geometry:
+    """Per-view vectors, each (n_views, 3) float64 in mm, and the detector's (n_rows, n_cols).
+    The centre of pixel (r, c) of view k is
+    detector_center[k] + (c - (n_cols-1)/2) detector_u[k] + (r - (n_rows-1)/2) detector_v[k]."""
+    source: np.ndarray
+    detector_center: np.ndarray
+    detector_u: np.ndarray
+    detector_v: np.ndarray
+    detector_shape: tuple[int, int]
+
+    @property
+    def n_views(self) -> int:
+        return int(np.shape(self.source)[0])
+
+
+@dataclass
+class Grid:
+    """The reconstruction grid: voxel counts (nx, ny, nz), voxel size (dx, dy, dz) in mm, and
+    the centre of voxel (0, 0, 0) in mm."""
+    dims: tuple[int, int, int]
+    voxel_size: tuple[float, float, float]
+    origin: tuple[float, float, float]
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The volume array's shape, (nz, ny, nx)."""
+        nx, ny, nz = self.dims
+        return (int(nz), int(ny), int(nx))
+
+
+@dataclass
+class Scan:
+    """A dbtr-scan file's content (docs/scan-format.md). projections: (n_views, n_rows,
+    n_cols) float64 counts or line integrals; quantity: "counts" or "line_integral"; i0: the
+    unattenuated counts, shaped (), (n_views,), (n_rows, n_cols) or like projections (None
+    for line integrals); grid: the file's /volume grid or None; dtype: how /projections is
+    stored ("float32", "float64", "uint16" or "uint32")."""
+    projections: np.ndarray
+    geometry: Geometry
+    quantity: str = "line_integral"
+    i0: Optional[np.ndarray] = None
+    grid: Optional[Grid] = None
+    dtype: str = "float64"
+
+
+def _doubles(a, shape: Optional[tuple] = None, what: str = "array") -> np.ndarray:
+    """a as a C-ordered float64 array (copied only when it is not one), of shape if given."""
+    out = np.asarray(a, dtype=np.float64, order="C")
+    if shape is not None and out.shape != tuple(shape):
+        raise _lib.invalid(f"{what}: shape {out.shape}, expected {tuple(shape)}")
+    return out
+
+
+def _ptr(a: np.ndarray):
+    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+
+
+def _c_geom(g: Geometry, keep: list) -> _lib.Geom:
+    """The C view of g; the arrays it points at are appended to keep, which must outlive it."""
+    n = g.n_views
+    arrays = [_doubles(getattr(g, f), (n, 3), f"geometry.{f}")
+              for f in ("source", "detector_center", "detector_u", "detector_v")]
+    keep.extend(arrays)
+    rows, cols = (int(x) for x in g.detector_shape)
+    return _lib.Geom(n, rows, cols, *(_ptr(a) for a in arrays))
+
+
+def _c_grid(g: Grid) -> _lib.Grid:
+    nx, ny, nz = (int(x) for x in g.dims)
+    dx, dy, dz = (float(x) for x in g.voxel_size)
+    return _lib.Grid(nx, ny, nz, dx, dy, dz, (ctypes.c_double * 3)(*(float(x) for x in g.origin)))
+
+
+def _i0_shape(i0: np.ndarray, proj_shape: tuple) -> int:
+    n_views, n_rows, n_cols = proj_shape
+    shapes = {(): _lib.I0_SCALAR, (n_views,): _lib.I0_PER_VIEW, (n_rows, n_cols): _lib.I0_PER_PIXEL,
+              tuple(proj_shape): _lib.I0_FULL}
+    if i0.shape not in shapes:
+        raise _lib.invalid(f"i0: shape {i0.shape}; expected (), ({n_views},), ({n_rows}, {n_cols}) or "
+                              f"{tuple(proj_shape)}")
+    return shapes[i0.shape]
+
+
+def _c_scan(projections, geometry: Geometry, i0, quantity: Optional[str], keep: list) -> _lib.Scan:
+    """The C view of a scan; quantity None means counts when i0 is given, else line integrals."""
+    proj = _doubles(projections, (geometry.n_views, *geometry.detector_shape), "projections")
+    quantity = quantity or ("counts" if i0 is not None else "line_integral")
+    if quantity not in _lib.QUANTITIES:
+        raise _lib.invalid(f"quantity '{quantity}': expected counts or line_integral")
+    s = _lib.Scan(geom=_c_geom(geometry, keep), quantity=_lib.QUANTITIES.index(quantity), proj=_ptr(proj))
+    keep.append(proj)
+    if i0 is not None:
+        i0 = _doubles(i0)
+        s.i0_shape, s.i0 = _i0_shape(i0, proj.shape), _ptr(i0)
+        keep.append(i0)
+    return s
+
+
+def _copy(ptr, shape: tuple) -> np.ndarray:
+    n = int(np.prod(shape))
+    return np.ctypeslib.as_array(ptr, (n,)).reshape(shape).copy()
+
+
+def read_scan(path: str | os.PathLike) -> Scan:
+    """Reads and checks a dbtr-scan file. Raises FormatError (naming the file and the dataset)
+    for a file dbtr refuses, DbtrIOError for one it cannot read."""
+    s = _lib.Scan()
+    with _io_lock:
+        _lib.check(_lib.lib.dbtr_scan_read(ctypes.byref(s), os.fsencode(path)))
+    try:
+        g = s.geom
+        shape = (g.n_views, g.n_rows, g.n_cols)
+        geometry = Geometry(*(_copy(getattr(g, f), (g.n_views, 3))
+                              for f in ("source", "detector_center", "detector_u", "detector_v")),
+                            detector_shape=(g.n_rows, g.n_cols))
+        i0_shapes = {_lib.I0_SCALAR: (), _lib.I0_PER_VIEW: shape[:1], _lib.I0_PER_PIXEL: shape[1:],
+                     _lib.I0_FULL: shape}
+        i0 = _copy(s.i0, i0_shapes[s.i0_shape]) if s.i0_shape != _lib.I0_NONE else None
+        grid = None
+        if s.has_grid:
+            v = s.grid
+            grid = Grid((v.nx, v.ny, v.nz), (v.dx, v.dy, v.dz), tuple(v.origin))
+        return Scan(_copy(s.proj, shape), geometry, _lib.QUANTITIES[s.quantity], i0, grid,
+                    _lib.DTYPES[s.stored_dtype])
+    finally:
+        _lib.lib.dbtr_scan_free(ctypes.byref(s))
+
+
+def write_scan(path: str | os.PathLike, scan: Scan, *, dtype: Optional[str] = None, gzip: int = 0) -> None:
+    """Writes scan as a dbtr-scan file, through a temporary file renamed into place (an
+    existing file is replaced). dtype: how to store the projections (default scan.dtype;
+    integer types are rounded and saturated); gzip: 0 (none) to 9."""
+    keep: list = []
+    s = _c_scan(scan.projections, scan.geometry, scan.i0, scan.quantity, keep)
+    if scan.grid is not None:
+        s.has_grid, s.grid = 1, _c_grid(scan.grid)
+    dtype = dtype or scan.dtype
+    if dtype not in _lib.DTYPES:
+        raise _lib.invalid(f"dtype '{dtype}': expected one of {', '.join(_lib.DTYPES)}")
+    opts = _lib.ScanWriteOpts(_lib.DTYPES.index(dtype), int(gzip))
+    with _io_lock:
+        _lib.check(_lib.lib.dbtr_scan_write(ctypes.byref(s), os.fsencode(path), ctypes.byref(opts)))
+
+
+def _project(fn: str, src, src_shape: tuple, dst_shape: tuple, geometry: Geometry, grid: Grid,
+             threads: int) -> np.ndarray:
+    """Runs the CPU projector fn on src, in float32 for float32 input, else in float64."""
+    dtype = np.float32 if np.asarray(src).dtype == np.float32 else np.float64
+    a = np.asarray(src, dtype=dtype, order="C")
+    if a.shape != src_shape:
+        raise _lib.invalid(f"{fn}: input shape {a.shape}, expected {src_shape}")
+    keep: list = []
+    g, v = _c_geom(geometry, keep), _c_grid(grid)
+    prec = _lib.PREC_FLOAT if dtype == np.float32 else _lib.PREC_DOUBLE
+    p = ctypes.c_void_p()
+    _lib.check(_lib.lib.dbtr_cpu_projector_create(ctypes.byref(p), ctypes.byref(g), ctypes.byref(v), prec, threads))
+    try:
+        out = np.empty(dst_shape, dtype=dtype)
+        _lib.check(getattr(_lib.lib, fn)(p, a.ctypes.data, out.ctypes.data))
+        return out
+    finally:
+        _lib.lib.dbtr_cpu_projector_destroy(ctypes.byref(p))
+
+
+def forward(volume, geometry: Geometry, grid: Grid, *, threads: int = 0) -> np.ndarray:
+    """A volume: its line integrals A volume, (n_views, n_rows, n_cols), with the CPU
+    reference projector: float32 in, float32 out; anything else in float64. The result does
+    not depend on threads (0: all)."""
+    proj_shape = (geometry.n_views, *(int(x) for x in geometry.detector_shape))
+    return _project("dbtr_cpu_forward", volume, grid.shape, proj_shape, geometry, grid, threads)
+
+
+def back(projections, geometry: Geometry, grid: Grid, *, threads: int = 0) -> np.ndarray:
+    """The exact transpose of forward: A^T projections, an (nz, ny, nx) volume."""
+    proj_shape = (geometry.n_views, *(int(x) for x in geometry.detector_shape))
+    return _project("dbtr_cpu_back", projections, proj_shape, grid.shape, geometry, grid, threads)
+
+
+@dataclass
+class Progress:
+    """What recon's callback receives after each iteration."""
+    iteration: int     # 1-based
+    iterations: int
+    deviance: float    # Poisson deviance of the iteration's forward projections
+    backend: str       # "cpu-float", "gpu:cpu-match", ...
+    _current: Callable[[], np.ndarray] = field(repr=False)
+
+    def volume(self) -> np.ndarray:
+        """The volume after this iteration (a copy), while the callback runs."""
+        return self._current()
+
+
+def _volume(handle: ctypes.c_void_p, shape: tuple) -> np.ndarray:
+    prec = _lib.lib.dbtr_recon_precision(handle)
+    out = np.empty(shape, dtype=np.float32 if prec == _lib.PREC_FLOAT else np.float64)
+    _lib.check(_lib.lib.dbtr_recon_volume(handle, out.ctypes.data))
+    return out
+
+
+def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
+          iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None, init: float = 0.0,
+          backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None, threads: int = 0,
+          callback: Optional[Callable[[Progress], None]] = None) -> np.ndarray:
+    """ML-EM reconstruction, as `dbtr recon` does it, returning the (nz, ny, nx) volume in 1/mm:
+    float32 when the backend computes in float, float64 in double.
+
+    i0, quantity: counts need i0 (quantity defaults to "counts" when i0 is given, else
+    "line_integral"). algorithm: "transmission" (default for counts) or "emission" (default
+    for line integrals). init: uniform start value in 1/mm (0: estimated from the data).
+    backend: "cpu", "gpu" or "auto" (the GPU when one can be used: a RuntimeWarning says why
+    not when it falls back). mode: the GPU floating-point mode (docs/modes.md). precision:
+    "float" or "double" on the CPU (None: the mode's). callback(progress) runs after each
+    iteration; an exception it raises stops the reconstruction and propagates."""
+    keep: list = []
+    s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
+    enc = (lambda x: x.encode() if x is not None else None)
+    opts = _lib.ReconOpts(int(subsets), enc(algorithm), float(init),
+                          _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads)))
+    r = ctypes.c_void_p()
+    _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
+    running = True
+
+    def current() -> np.ndarray:
+        if not running:  # the handle is gone: its memory with it
+            raise RuntimeError("dbtr: Progress.volume() is only valid during the callback")
+        return _volume(r, grid.shape)
+
+    try:
+        fallback = _lib.lib.dbtr_recon_fallback(r).decode()
+        if fallback:
+            warnings.warn(f"dbtr: {fallback}; running on the CPU", RuntimeWarning, stacklevel=2)
+        name = _lib.lib.dbtr_recon_backend(r).decode()
+        for it in range(1, int(iterations) + 1):
+            dev = ctypes.c_double()
+            _lib.check(_lib.lib.dbtr_recon_iterate(r, ctypes.byref(dev)))
+            if callback is not None:
+                callback(Progress(it, int(iterations), dev.value, name, current))
+        return _volume(r, grid.shape)
+    finally:
+        running = False
+        _lib.lib.dbtr_recon_close(ctypes.byref(r))
+
+
+@dataclass(frozen=True)
+class DiffStats:
+    """How a path's array differs from its reference's: elements compared, elements whose
+    bits differ, max and mean |difference|, max and median ULP distance, relative L2, and
+    elements whose 16-bit display values differ."""
+    n: int
+    n_differ: int
+    max_abs: float
+    mean_abs: float
+    max_ulp: int
+    median_ulp: int
+    rel_l2: float
+    n_differ_u16: int
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    """One path after one iteration against its reference: a row of `dbtr validate`."""
+    iteration: int
+    path: str
+    reference: str
+    explains: Optional[str]  # an --explain variant: the path whose difference it explains
+    is_gpu: bool
+    proj: DiffStats          # the forward projections (A mu)
+    vol: DiffStats           # the volume
+    deviance: float
+
+
+@dataclass
+class Validation:
+    """The rows of a validation, iteration by iteration, in path order."""
+    rows: list
+
+    @property
+    def paths(self) -> list:
+        return list(dict.fromkeys(r.path for r in self.rows))
+
+    def first_difference(self, path: str) -> int:
+        """The first iteration at which path differs from its reference (1-based); 0 when it
+        is bitwise identical at every one."""
+        return next((r.iteration for r in self.rows if r.path == path and (r.proj.n_differ or r.vol.n_differ)), 0)
+
+
+def _stats(d: _lib.DiffStats) -> DiffStats:
+    return DiffStats(*(getattr(d, f) for f, _ in _lib.DiffStats._fields_))
+
+
+def gpu_available() -> Optional[str]:
+    """The name of the GPU dbtr can use, or None (no GPU, or a libdbtr built without CUDA)."""
+    name = ctypes.create_string_buffer(256)
+    return name.value.decode() if _lib.lib.dbtr_gpu_available(name, 256) else None
+
+
+def modes() -> list:
+    """The GPU floating-point modes ("fast", "ieee", "cpu-match", "double", "double-match")."""
+    out, i = [], 0
+    while (m := _lib.lib.dbtr_mode_name(i)) is not None:
+        out.append(m.decode())
+        i += 1
+    return out
+
+
+def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
+             iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
+             explain: bool = False, threads: int = 0,
+             callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:
+    """Runs the CPU references and the paths side by side, as `dbtr validate` does, and returns
+    every row. paths: GPU modes and the CPU paths "cpu-1-thread" and "cpu-float" (default:
+    every mode with a GPU, the two CPU paths without). callback(row) sees each row as it is
+    measured; an exception it raises is raised when the run ends."""
+    if paths is None:
+        paths = modes() if gpu_available() else ["cpu-1-thread", "cpu-float"]
+    keep: list = []
+    s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
+    names = (ctypes.c_char_p * len(paths))(*(p.encode() for p in paths))
+    opts = _lib.ValidationOpts(names, len(paths), int(iterations), int(subsets), int(lockstep), int(explain),
+                               int(threads))
+    rows: list = []
+    errors: list = []
+
+    def on_row(_user, row_p) -> None:
+        try:
+            r = row_p.contents
+            row = ValidationRow(r.iteration, r.path.decode(), r.reference.decode(),
+                                r.explains.decode() if r.explains else None, bool(r.is_gpu), _stats(r.proj),
+                                _stats(r.vol), r.deviance)
+            rows.append(row)
+            if callback is not None:
+                callback(row)
+        except BaseException as e:  # noqa: BLE001 (C cannot carry it: raised after the run)
+            errors.append(e)
+
+    _lib.check(_lib.lib.dbtr_validation_run(ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts),
+                                            _lib.ROW_FN(on_row), None))
+    if errors:
+        raise errors[0]
+    return Validation(rows)

@@ -1,0 +1,177 @@
+"""libdbtr through ctypes: finding the library, the C structs of include/dbtr.h, the
+prototypes, and dbtr's error codes as Python exceptions.
+
+ctypes calls a C function with the GIL released, and takes it again to run a Python
+callback, so the library computes while other Python threads run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
+from pathlib import Path
+
+SONAME = "libdbtr.so.0"
+
+
+def _load() -> ctypes.CDLL:
+    """$DBTR_LIBRARY if set; else the copy `pip install` put beside this file; else the
+    one the system's loader finds (after `cmake --install`)."""
+    given = os.environ.get("DBTR_LIBRARY")
+    tried = [given] if given else [str(Path(__file__).with_name(SONAME)), SONAME]
+    errors = []
+    for name in tried:
+        try:
+            return ctypes.CDLL(name)
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError(
+        "dbtr: cannot load libdbtr (" + "; ".join(errors) + "). Build it (./run.sh test) and "
+        "install the package with `python3 -m pip install ./python`, or set DBTR_LIBRARY to "
+        "build/lib/" + SONAME
+    )
+
+
+lib = _load()
+
+# The enums of include/dbtr.h, in their order.
+QUANTITIES = ("counts", "line_integral")
+DTYPES = ("float32", "float64", "uint16", "uint32")
+I0_NONE, I0_SCALAR, I0_PER_VIEW, I0_PER_PIXEL, I0_FULL = range(5)
+PREC_FLOAT, PREC_DOUBLE = 0, 1
+
+_dp = POINTER(c_double)
+
+
+class Geom(ctypes.Structure):
+    _fields_ = [("n_views", c_size_t), ("n_rows", c_size_t), ("n_cols", c_size_t), ("source", _dp),
+                ("detector_center", _dp), ("detector_u", _dp), ("detector_v", _dp)]
+
+
+class Grid(ctypes.Structure):
+    _fields_ = [("nx", c_size_t), ("ny", c_size_t), ("nz", c_size_t), ("dx", c_double), ("dy", c_double),
+                ("dz", c_double), ("origin", c_double * 3)]
+
+
+class ScanNote(ctypes.Structure):
+    _fields_ = [("key", ctypes.c_char * 32), ("text", ctypes.c_char * 512)]
+
+
+class Scan(ctypes.Structure):
+    _fields_ = [("geom", Geom), ("quantity", c_int), ("proj", _dp), ("i0_shape", c_int), ("i0", _dp),
+                ("has_grid", c_int), ("grid", Grid), ("stored_dtype", c_int), ("n_notes", c_size_t),
+                ("notes", ScanNote * 8)]  # DBTR_SCAN_MAX_NOTES
+
+
+class ScanWriteOpts(ctypes.Structure):
+    _fields_ = [("dtype", c_int), ("gzip_level", c_int)]
+
+
+class BackendOpts(ctypes.Structure):
+    _fields_ = [("backend", c_char_p), ("mode", c_char_p), ("precision", c_char_p), ("threads", c_int)]
+
+
+class ReconOpts(ctypes.Structure):
+    _fields_ = [("subsets", c_size_t), ("algorithm", c_char_p), ("init", c_double), ("backend", BackendOpts)]
+
+
+class DiffStats(ctypes.Structure):
+    _fields_ = [("n", c_size_t), ("n_differ", c_size_t), ("max_abs", c_double), ("mean_abs", c_double),
+                ("max_ulp", c_uint64), ("median_ulp", c_uint64), ("rel_l2", c_double), ("n_differ_u16", c_size_t)]
+
+
+class ValidationOpts(ctypes.Structure):
+    _fields_ = [("paths", POINTER(c_char_p)), ("n_paths", c_size_t), ("iterations", c_size_t),
+                ("subsets", c_size_t), ("lockstep", c_int), ("explain", c_int), ("threads", c_int)]
+
+
+class ValidationRow(ctypes.Structure):
+    _fields_ = [("iteration", c_size_t), ("path", c_char_p), ("reference", c_char_p), ("explains", c_char_p),
+                ("is_gpu", c_int), ("proj", DiffStats), ("vol", DiffStats), ("deviance", c_double)]
+
+
+ROW_FN = ctypes.CFUNCTYPE(None, c_void_p, POINTER(ValidationRow))
+
+_PROTOTYPES = {
+    "dbtr_strerror": (c_char_p, [c_int]),
+    "dbtr_err_name": (c_char_p, [c_int]),
+    "dbtr_errmsg": (c_char_p, []),
+    "dbtr_version": (c_char_p, []),
+    "dbtr_scan_read": (c_int, [POINTER(Scan), c_char_p]),
+    "dbtr_scan_write": (c_int, [POINTER(Scan), c_char_p, POINTER(ScanWriteOpts)]),
+    "dbtr_scan_free": (None, [POINTER(Scan)]),
+    "dbtr_scan_i0_count": (c_size_t, [POINTER(Scan)]),
+    "dbtr_cpu_projector_create": (c_int, [POINTER(c_void_p), POINTER(Geom), POINTER(Grid), c_int, c_int]),
+    "dbtr_cpu_projector_destroy": (None, [POINTER(c_void_p)]),
+    "dbtr_cpu_forward": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "dbtr_cpu_back": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "dbtr_recon_open": (c_int, [POINTER(c_void_p), POINTER(Scan), POINTER(Grid), POINTER(ReconOpts)]),
+    "dbtr_recon_backend": (c_char_p, [c_void_p]),
+    "dbtr_recon_fallback": (c_char_p, [c_void_p]),
+    "dbtr_recon_precision": (c_int, [c_void_p]),
+    "dbtr_recon_iterate": (c_int, [c_void_p, POINTER(c_double)]),
+    "dbtr_recon_volume": (c_int, [c_void_p, c_void_p]),
+    "dbtr_recon_close": (None, [POINTER(c_void_p)]),
+    "dbtr_gpu_available": (c_int, [c_char_p, ctypes.c_ulong]),
+    "dbtr_mode_name": (c_char_p, [c_size_t]),
+    "dbtr_validation_run": (c_int, [POINTER(Scan), POINTER(Grid), POINTER(ValidationOpts), ROW_FN, c_void_p]),
+}
+for _name, (_res, _args) in _PROTOTYPES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype, _fn.argtypes = _res, _args
+
+
+class DbtrError(Exception):
+    """A libdbtr error: the message names the cause (the file, the dataset, the option);
+    `code` is the negative DBTR_E* code and `name` its name."""
+
+    def __init__(self, message: str, code: int, name: str):
+        super().__init__(message)
+        self.code, self.name = code, name
+
+
+class InvalidArgument(DbtrError, ValueError):
+    """DBTR_EINVAL, DBTR_EGEOM, DBTR_EOVERFLOW: an argument, a geometry or a size dbtr refuses."""
+
+
+class FormatError(DbtrError, ValueError):
+    """DBTR_EFORMAT: a file whose content dbtr cannot take."""
+
+
+class DbtrIOError(DbtrError, OSError):
+    """DBTR_EIO: a file that cannot be read or written."""
+
+
+class DbtrMemoryError(DbtrError, MemoryError):
+    """DBTR_ENOMEM."""
+
+
+class NoGpuError(DbtrError, RuntimeError):
+    """DBTR_ENOGPU: no GPU can be used (none found, or a libdbtr built without CUDA)."""
+
+
+class GpuError(DbtrError, RuntimeError):
+    """DBTR_EGPU: the GPU failed."""
+
+
+_CLASSES = {"DBTR_EINVAL": InvalidArgument, "DBTR_EGEOM": InvalidArgument, "DBTR_EOVERFLOW": InvalidArgument,
+            "DBTR_EFORMAT": FormatError, "DBTR_EIO": DbtrIOError, "DBTR_ENOMEM": DbtrMemoryError,
+            "DBTR_ENOGPU": NoGpuError, "DBTR_EGPU": GpuError}
+
+
+# Each code's number, from the library's own table.
+CODES = {n.decode(): c for c in range(-256, 0) if (n := lib.dbtr_err_name(c)) is not None}
+
+
+def invalid(message: str) -> InvalidArgument:
+    """The exception for an argument the Python layer refuses before calling the library."""
+    return InvalidArgument(message, CODES["DBTR_EINVAL"], "DBTR_EINVAL")
+
+
+def check(rc: int) -> None:
+    """Raises the exception for a negative return code, with this thread's message."""
+    if rc >= 0:
+        return
+    name = (lib.dbtr_err_name(rc) or b"unknown").decode()
+    raise _CLASSES.get(name, DbtrError)(lib.dbtr_errmsg().decode(errors="replace"), rc, name)
