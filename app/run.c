@@ -171,7 +171,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   if (o->algorithm) algo = strcmp(o->algorithm, "emission") ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
   if (algo == DBTR_ALGO_TRANSMISSION && scan->quantity != DBTR_QUANTITY_COUNTS)
     return cli_usage_error(cmd, "--algorithm transmission needs counts; this scan holds line integrals (use emission)");
-  double *y = NULL, *i0 = NULL;
+  double *y = NULL, *i0 = NULL, t0 = cli_now();
   int rc = dbtr__data_expand(scan, algo, &y, &i0);
   if (rc) return cli_fail(cmd, rc);
   dbtr_data data = {.geom = &scan->geom, .grid = grid, .algo = algo, .y = y ? y : scan->proj, .i0 = i0};
@@ -183,7 +183,6 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  double t0 = cli_now();
   if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet)) || (rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
     ex = cli_fail(cmd, rc);
     goto done;
@@ -201,7 +200,10 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     ex = cli_fail(cmd, rc);
     goto done;
   }
+  double t1 = cli_now();
+  if (o->times) o->times->setup = t1 - t0;
   if ((ex = iterate(cmd, o, &m, b, first, &ci, tmp))) goto done;
+  if (o->times) o->times->iterations = cli_now() - t1;
   if ((rc = b->get_volume(b, tmp))) {
     ex = cli_fail(cmd, rc);
     goto done;

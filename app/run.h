@@ -23,6 +23,11 @@ typedef struct {
    * A non-zero return stops the run with that exit code. */
   int (*on_iteration)(void *user, size_t iteration, dbtr_backend *b);
   void *user;
+  /* Filled when not NULL: seconds of the set-up (data, backend, start volume, resume) and of
+   * the iterations, for the time split a command prints. */
+  struct app_recon_times {
+    double setup, iterations;
+  } *times;
 } app_recon_opts;
 
 /* Grid overrides from the command line; zero fields mean "not given". */
