@@ -49,12 +49,12 @@ demo)
   ./build/app/dbtr demo
   ;;
 test)
-  configure build -DDBTR_WERROR=ON -DDBTR_WITH_DICOM=ON
+  configure build -DDBTR_WERROR=ON -DDBTR_WITH_DICOM=ON -DDBTR_WITH_NIFTI=ON
   # -j2: the viewer tests start their own X servers; the rest is CPU bound.
   ctest --test-dir build -LE slow --output-on-failure -j 2
   ;;
 asan)
-  configure build-asan -DCMAKE_BUILD_TYPE=Debug -DDBTR_WERROR=ON -DDBTR_WITH_CUDA=OFF -DDBTR_WITH_DICOM=ON -DDBTR_SANITIZE=address,undefined
+  configure build-asan -DCMAKE_BUILD_TYPE=Debug -DDBTR_WERROR=ON -DDBTR_WITH_CUDA=OFF -DDBTR_WITH_DICOM=ON -DDBTR_WITH_NIFTI=ON -DDBTR_SANITIZE=address,undefined
   ctest --test-dir build-asan -L cpu -LE slow --output-on-failure -j 2
   ;;
 *)

@@ -14,6 +14,8 @@
  * .nii or .nii.gz (gzip). opts NULL means float32: the floats bit for bit. uint16 stores
  * what the TIFF writer stores, with scl_slope = 1 / u16_scale and scl_inter = u16_offset.
  * NIfTI-1 counts voxels in 16-bit fields, so a side over 32767 is refused (DBTR_EINVAL). */
+/* 1 when this build writes NIfTI (libnifti was found), else 0 (io/nifti_none.c). */
+int dbtr_nifti_available(void);
 int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
 
 #endif

@@ -26,6 +26,8 @@ int dbtr_volume_type_of(const char *path, dbtr_volume_type *type) {
   else
     return dbtr_err(DBTR_EINVAL, "%s: unknown volume file type; the name must end in .tif, .tiff, .nii or .nii.gz",
                     path);
+  if (*type != DBTR_VOLUME_TIFF && !dbtr_nifti_available())
+    return dbtr_err(DBTR_EINVAL, "%s: this dbtr was built without NIfTI output (libnifti2-dev); write .tif", path);
   return 0;
 }
 
@@ -39,7 +41,7 @@ int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const floa
 }
 
 int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
-  dbtr_volume_type type;
+  dbtr_volume_type type = DBTR_VOLUME_TIFF;
   int rc = dbtr_volume_type_of(path, &type);
   if (rc) return rc;
   return type == DBTR_VOLUME_TIFF ? dbtr_tiff_write(path, grid, data, opts) : dbtr_nifti_write(path, grid, data, opts);
