@@ -25,14 +25,19 @@ static void small_volume(float v[NV]) {
   for (int i = 0; i < NV; i++) v[i] = 0.01f * (float)(i + 1);
 }
 
+/* A fresh folder (dir) and the checkpoint of in and v written there (path); 0 on success. */
+static int write_small(char dir[64], char path[256], const dbtr_checkpoint_info *in, const float v[NV]) {
+  if (tmp_make(dir) != 0) return -1;
+  tmp_path(path, dir, "c.ckpt");
+  return dbtr_checkpoint_write(path, in, v);
+}
+
 DBTR_TEST(round_trip) {
   char dir[64], p[256];
-  REQUIRE(tmp_make(dir) == 0);
-  tmp_path(p, dir, "c.ckpt");
   dbtr_checkpoint_info in = small_info(), out;
   float v[NV];
   small_volume(v);
-  REQUIRE_OK(dbtr_checkpoint_write(p, &in, v));
+  REQUIRE_OK(write_small(dir, p, &in, v));
   void *back = NULL;
   REQUIRE_OK(dbtr_checkpoint_read(p, &out, &back));
   CHECK(memcmp(back, v, sizeof v) == 0);
@@ -45,12 +50,10 @@ DBTR_TEST(round_trip) {
 /* Flips one bit of the file at byte offset at, and expects the read to fail naming why. */
 static void flipped(long at, int bit, const char *why) {
   char dir[64], p[256];
-  REQUIRE(tmp_make(dir) == 0);
-  tmp_path(p, dir, "c.ckpt");
   dbtr_checkpoint_info in = small_info(), out;
   float v[NV];
   small_volume(v);
-  REQUIRE_OK(dbtr_checkpoint_write(p, &in, v));
+  REQUIRE_OK(write_small(dir, p, &in, v));
   FILE *f = fopen(p, "r+b");
   REQUIRE(f);
   REQUIRE(fseek(f, at, SEEK_END) == 0);
@@ -78,13 +81,11 @@ DBTR_TEST(checksum_flip_refused) { flipped(-1, 3, "CRC-32"); }
  * values): NaN, infinity, a negative voxel. */
 static void bad_value(float bad) {
   char dir[64], p[256];
-  REQUIRE(tmp_make(dir) == 0);
-  tmp_path(p, dir, "c.ckpt");
   dbtr_checkpoint_info in = small_info(), out;
   float v[NV];
   small_volume(v);
   v[5] = bad;
-  REQUIRE_OK(dbtr_checkpoint_write(p, &in, v));
+  REQUIRE_OK(write_small(dir, p, &in, v));
   void *back = NULL;
   CHECK_EQ_INT(dbtr_checkpoint_read(p, &out, &back), DBTR_EFORMAT);
   CHECK_STR_CONTAINS(dbtr_errmsg(), "voxel 5");
@@ -99,12 +100,10 @@ DBTR_TEST(negative_voxel_refused) { bad_value(-0.25f); }
 /* A header that claims a huge volume is refused by the file's size, before any allocation. */
 DBTR_TEST(truncated_and_oversized_refused) {
   char dir[64], p[256];
-  REQUIRE(tmp_make(dir) == 0);
-  tmp_path(p, dir, "c.ckpt");
   dbtr_checkpoint_info in = small_info(), out;
   float v[NV];
   small_volume(v);
-  REQUIRE_OK(dbtr_checkpoint_write(p, &in, v));
+  REQUIRE_OK(write_small(dir, p, &in, v));
   /* nx (bytes 16..23, little-endian) rewritten to 4 + 2^20: the header now describes a
    * volume of 12 MiB where 96 bytes follow. */
   FILE *f = fopen(p, "r+b");
@@ -120,13 +119,11 @@ DBTR_TEST(truncated_and_oversized_refused) {
 /* Control bytes in the file's strings (a terminal escape, a newline) come back as '?'. */
 DBTR_TEST(control_bytes_sanitised) {
   char dir[64], p[256];
-  REQUIRE(tmp_make(dir) == 0);
-  tmp_path(p, dir, "c.ckpt");
   dbtr_checkpoint_info in = small_info(), out;
   snprintf(in.backend, sizeof in.backend, "cpu\x1b[2J\nfloat");
   float v[NV];
   small_volume(v);
-  REQUIRE_OK(dbtr_checkpoint_write(p, &in, v));
+  REQUIRE_OK(write_small(dir, p, &in, v));
   void *back = NULL;
   REQUIRE_OK(dbtr_checkpoint_read(p, &out, &back));
   CHECK(strcmp(out.backend, "cpu?[2J?float") == 0);
