@@ -92,11 +92,18 @@ int dbtr_cmd_phantom(int argc, char **argv) {
   dbtr_volume_type type; /* the name says the file type: checked before the work */
   if (!ex && truth_path && dbtr_volume_type_of(truth_path, &type)) ex = cli_fail(cmd, DBTR_EINVAL);
   if (ex) return ex;
+  /* What the simulation holds at once (phantoms/simulate.c): the exact line integrals and
+   * the stored projections, in double, and the float ground truth when asked for. */
+  const dbtr_system *sys = o->system;
+  double n_proj = (double)sys->n_views * (double)sys->n_rows * (double)sys->n_cols;
+  double n_vox = (double)sys->grid.nx * (double)sys->grid.ny * (double)sys->grid.nz;
+  int rc = dbtr_mem_check(16.0 * n_proj + (truth_path ? 4.0 * n_vox : 0.0), "the simulated scan");
+  if (rc) return cli_fail(cmd, rc);
 
   dbtr_scan scan;
   float *truth = NULL;
   if ((ex = app_simulate(cmd, o, a.quiet, &scan, truth_path ? &truth : NULL))) return ex;
-  int rc = dbtr_scan_write(&scan, out, &a.write);
+  rc = dbtr_scan_write(&scan, out, &a.write);
   if (!rc) cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s", scan.geom.n_views, scan.geom.n_cols,
                      scan.geom.n_rows, o->line_integrals ? "line integrals" : "counts");
   if (!rc && truth_path) rc = dbtr_volume_write(truth_path, &scan.grid, truth, NULL);

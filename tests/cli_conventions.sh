@@ -23,7 +23,7 @@ scan=$work/scan.h5
 COMMANDS="demo phantom project recon validate info view import"
 CASES="help_list help_unknown dashdash_operand phantom_i0 demo_output equals_form wrote_lines quiet_silent
 validate_report_no_force validate_diffs_no_force validate_force checkpoint_is_input checkpoint_exists
-checkpoint_folder_missing checkpoint_resume_same"
+checkpoint_folder_missing checkpoint_resume_same phantom_memory_limit"
 for c in $COMMANDS; do CASES="$CASES help_$c version_$c unknown_$c"; done
 
 fail() {
@@ -195,6 +195,17 @@ run_case() {
     grep -q "nodir/c.ckpt" ck.err || fail "message: $(cat ck.err)"
     if grep -q "iteration " ck.err; then fail "an iteration ran before the refusal: $(cat ck.err)"; fi
     [ ! -e r.tif ] || fail "r.tif written"
+    ;;
+  phantom_memory_limit)
+    # More than the machine has is refused before the simulation starts: the tiny preset
+    # holds 9 x 80 x 128 pixels twice in double (1.47 MB); the limit is 1 MB.
+    run m phantom -o big.h5 --quiet
+    [ "$rc" -eq 0 ] || fail "phantom without a limit: exit $rc"
+    DBTR_MEMORY_LIMIT=1000000 "$dbtr" phantom -o limited.h5 --quiet >m.out 2>m.err
+    rc=$?
+    [ "$rc" -eq 4 ] || fail "phantom under DBTR_MEMORY_LIMIT: exit $rc, expected 4 ($(cat m.err))"
+    grep -q "the simulated scan needs" m.err || fail "message: $(cat m.err)"
+    [ ! -e limited.h5 ] || fail "limited.h5 was written"
     ;;
   checkpoint_resume_same)
     # Resuming from a checkpoint and saving into the same file is the run's own state: no
