@@ -89,12 +89,9 @@ void app_warn_doubts(const char *cmd, const dbtr_scan *scan) {
 int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o) {
   double n_proj = (double)(scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols);
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
-  dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
-  if (o->backend.mode) dbtr_gpu_mode_parse(o->backend.mode, &mode);
-  dbtr_precision p = dbtr_gpu_mode_precision(mode);
-  if (o->backend.precision) p = strcmp(o->backend.precision, "double") ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
+  dbtr_precision p = dbtr__backend_precision(&o->backend);
   double es = (double)dbtr_precision_size(p);
-  /* The float volume written, the data in double (y and i0, app_expand_data), the driver's
+  /* The float volume written, the data in double (y and i0, dbtr__data_expand), the driver's
    * conversions when it loads a backend (volume, y, i0) and the volume read back. */
   double need = 4.0 * n_vox + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
   const char *be = o->backend.backend ? o->backend.backend : "auto";

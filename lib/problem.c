@@ -59,6 +59,13 @@ int dbtr__data_expand(const dbtr_scan *scan, dbtr_algo algo, double **y, double 
   return 0;
 }
 
+dbtr_precision dbtr__backend_precision(const dbtr_backend_opts *o) {
+  dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
+  if (o->mode && dbtr_gpu_mode_parse(o->mode, &mode)) mode = DBTR_MODE_CPU_MATCH;
+  if (o->precision) return strcmp(o->precision, "double") ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
+  return dbtr_gpu_mode_precision(mode);
+}
+
 int dbtr__backend_create(const dbtr_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out, char *fallback,
                          size_t fallback_len) {
   *out = NULL;
@@ -76,8 +83,6 @@ int dbtr__backend_create(const dbtr_backend_opts *o, const dbtr_problem *prob, d
     if (!rc || !strcmp(be, "gpu")) return rc;
     snprintf(fallback, fallback_len, "%s", rc == DBTR_ENOGPU ? "no GPU can be used" : dbtr_errmsg());
   }
-  dbtr_precision p = dbtr_gpu_mode_precision(mode);
-  if (o->precision) p = strcmp(o->precision, "double") ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
   dbtr_err_clear();
-  return dbtr_cpu_backend_create(out, p, prob);
+  return dbtr_cpu_backend_create(out, dbtr__backend_precision(o), prob);
 }

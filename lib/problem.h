@@ -20,6 +20,11 @@ int dbtr__scan_check_values(const dbtr_scan *scan);
  * caller frees both. */
 int dbtr__data_expand(const dbtr_scan *scan, dbtr_algo algo, double **y, double **i0);
 
+/* The precision a backend for o computes in: the GPU mode's (cpu-match when none is given),
+ * unless o->precision says otherwise; an unknown mode counts as cpu-match (creating the
+ * backend refuses it). */
+dbtr_precision dbtr__backend_precision(const dbtr_backend_opts *o);
+
 /* Creates the backend o asks for: "gpu" fails without a GPU; "auto" uses the GPU when it
  * can and otherwise the CPU, writing why into fallback (else fallback is ""). The CPU
  * precision follows the GPU mode unless o->precision says otherwise, so that mode "double"
