@@ -474,11 +474,9 @@ int cli_check_output(const char *cmd, const char *out, const char *const *inputs
   int rc = dbtr_atomic_check_target(out);
   if (rc) return cli_fail(cmd, rc);
   if (stat(out, &so) != 0) return writable_folder(cmd, out);
-  for (size_t i = 0; i < n_inputs; i++) {
-    struct stat si;
-    if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+  for (size_t i = 0; i < n_inputs; i++)
+    if (inputs[i] && cli_same_file(inputs[i], out))
       return cli_usage_error(cmd, "%s: the output would overwrite the input %s", out, inputs[i]);
-  }
   if (!force) return cli_usage_error(cmd, "%s exists; use --force to overwrite it", out);
   return writable_folder(cmd, out);
 }
