@@ -403,7 +403,32 @@ static int convert_mode(const char *text, void *target, char *why, size_t why_le
   return 0;
 }
 
-/* --threads is last, so that cli_threads_group can take it alone. */
+/* --gpu-memory SIZE: bytes, or a number with a unit: KiB, MiB, GiB, TiB (or K, M, G, T:
+ * powers of 1024) or kB, MB, GB, TB (powers of 1000), as in "16GiB" or "1.5G". */
+static int convert_bytes(const char *text, void *target, char *why, size_t why_len) {
+  static const struct {
+    const char *unit;
+    double scale;
+  } units[] = {{"", 1.0},          {"B", 1.0},           {"K", 0x1p10},  {"KiB", 0x1p10}, {"kB", 1e3},
+               {"KB", 1e3},        {"M", 0x1p20},        {"MiB", 0x1p20}, {"MB", 1e6},    {"G", 0x1p30},
+               {"GiB", 0x1p30},    {"GB", 1e9},          {"T", 0x1p40},  {"TiB", 0x1p40}, {"TB", 1e12}};
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  for (size_t i = 0; end != text && !errno && i < sizeof units / sizeof units[0]; i++) {
+    double b = v * units[i].scale;
+    if (strcmp(end, units[i].unit) != 0) continue;
+    /* 2^60 bytes is far beyond any GPU; the bound keeps the value exact in size_t. */
+    if (!(b >= 1.0 && b <= 0x1p60)) break;
+    *(size_t *)target = (size_t)b;
+    return 0;
+  }
+  snprintf(why, why_len, "'%s' is not a size from 1 byte to 1 EiB (examples: 16GiB, 1.5G, 500MB, 8000000000)", text);
+  return 1;
+}
+
+/* --threads and --gpu-memory are last, so that cli_threads_group and cli_gpu_memory_group
+ * can take each alone. */
 static const cli_opt backend_rows[] = {
     {"--backend", 0, CLI_CHOICE, offsetof(cli_backend_opts, backend), "B",
      .help = "cpu, gpu, or auto: the GPU when there is one, else the CPU", .def = "auto",
@@ -415,10 +440,15 @@ static const cli_opt backend_rows[] = {
      .help = "CPU precision, float or double (default: as the mode)", .choices = CLI_CHOICES("float", "double")},
     {"--threads", 0, CLI_INT, offsetof(cli_backend_opts, threads), "N", .help = "CPU threads (default: all)", .min = 0,
      .max = 4096},
+    {"--gpu-memory", 0, CLI_CUSTOM, offsetof(cli_backend_opts, gpu_memory), "SIZE",
+     .help = "GPU memory the reconstruction may take, as 16GiB or 1.5G (default: what the\n"
+             "GPU has free, less 0.25 GiB); less than it needs: the same bits, in batches",
+     .convert = convert_bytes},
 };
 
 cli_group cli_backend_group(cli_backend_opts *o) { return (cli_group){"backend", CLI_ROWS(backend_rows), o}; }
 cli_group cli_threads_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[3], 1, o}; }
+cli_group cli_gpu_memory_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[4], 1, o}; }
 
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
                        int quiet) {

@@ -180,6 +180,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     ex = cli_fail(cmd, rc);
     goto done;
   }
+  m.prob.gpu_memory = o->backend.gpu_memory;
   if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet)) || (rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
     ex = cli_fail(cmd, rc);
     goto done;
@@ -193,6 +194,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
             cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
             o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0);
+  if (!o->quiet && b->memory[0]) fprintf(stderr, "dbtr %s: %s\n", cmd, b->memory);
   if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;

@@ -3,11 +3,16 @@
  * multi-threaded CPU reference on the same machine.
  *
  *   bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu]
- *               [--rotate DEG]
+ *               [--rotate DEG] [--batched]
  *
  * --rotate turns every view's detector by DEG about z, which makes the views non-separable
  * (kernels/separable.h), so the GPU runs its per-pixel gather: its speed on the same
  * problem size.
+ *
+ * --batched runs each mode a second time within the smallest GPU memory budget it can take,
+ * which makes its ray records again one view at a time (kernels/gpu.h), and prints that
+ * run's iteration time, its ratio to the unbatched one, the memory both took, and whether
+ * the volume after one iteration has the unbatched run's bits.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
  * the update) and one iteration (CUDA events, after a warm-up), voxel-views per second,
@@ -151,9 +156,31 @@ static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
   return rc;
 }
 
+/* --batched: mode again within the smallest budget it takes (one view's ray records at a
+ * time), against its unbatched backend b (timing tm, volume after one iteration vol). */
+static void batched_run(dbtr_mlem *m, dbtr_gpu_mode mode, dbtr_backend *b, const dbtr_gpu_timing *tm, int repeats,
+                        const void *vol, void *batch_vol, size_t vol_bytes) {
+  dbtr_gpu_memory mem;
+  dbtr_backend *bb = NULL;
+  dbtr_gpu_timing tb;
+  if (dbtr_gpu_memory_of(b, &mem)) die("GPU memory");
+  dbtr_problem prob = m->prob;
+  m->prob.gpu_memory = mem.need_min;
+  if (dbtr_gpu_backend_create(&bb, mode, &m->prob) || dbtr_mlem_load(m, bb, NULL, 0.0) ||
+      run_iteration(m, bb, batch_vol) || dbtr_gpu_benchmark(bb, repeats, &tb) || dbtr_gpu_memory_of(bb, &mem))
+    die("batched GPU backend");
+  m->prob = prob;
+  printf("  batched: %zu of %zu views' ray records at a time: iter %.2f ms (%.3fx unbatched, fwd %.3fx, back %.3fx), "
+         "%.3f of %.3f GiB; one iteration %s\n",
+         mem.batch, mem.n_views, tb.iteration_ms, tb.iteration_ms / tm->iteration_ms, tb.forward_ms / tm->forward_ms,
+         tb.back_ms / tm->back_ms, (double)mem.used / 1073741824.0, (double)mem.need / 1073741824.0,
+         memcmp(vol, batch_vol, vol_bytes) ? "DIFFERS from unbatched" : "bitwise as unbatched");
+  dbtr_backend_destroy(&bb);
+}
+
 int main(int argc, char **argv) {
   const char *sys_name = "thesis";
-  int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1;
+  int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1, batched = 0;
   double rotate_deg = 0.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--system") && i + 1 < argc) sys_name = argv[++i];
@@ -162,9 +189,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--cpu-threads") && i + 1 < argc) cpu_threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-cpu")) do_cpu = 0;
     else if (!strcmp(argv[i], "--rotate") && i + 1 < argc) rotate_deg = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--batched")) batched = 1;
     else {
       fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu] "
-                      "[--rotate DEG]\n");
+                      "[--rotate DEG] [--batched]\n");
       return 2;
     }
   }
@@ -235,7 +263,7 @@ int main(int argc, char **argv) {
   dbtr_mlem m;
   if (dbtr_mlem_init(&m, &data, 1, cpu_threads)) die("ML-EM set-up");
   /* The CPU reference after one iteration, float and double, for the bitwise check. */
-  void *cpu_vol[2] = {NULL, NULL}, *gpu_vol = malloc(nv * sizeof(double));
+  void *cpu_vol[2] = {NULL, NULL}, *gpu_vol = malloc(nv * sizeof(double)), *batch_vol = malloc(nv * sizeof(double));
   double cpu_iter = NAN;
   if (do_cpu)
     for (int p = 0; p < 2; p++) {
@@ -262,6 +290,7 @@ int main(int argc, char **argv) {
       if (run_iteration(&m, b, gpu_vol)) die("GPU iteration");
       same = memcmp(gpu_vol, cpu_vol[dp], nv * es[dp]) == 0 ? "identical" : "DIFFERS";
     }
+    if (batched && (dbtr_mlem_load(&m, b, NULL, 0.0) || run_iteration(&m, b, gpu_vol))) die("GPU iteration");
     if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;
     double fl = floor_ms(&fc[dp][tm.separable], dp, bw);
@@ -270,12 +299,14 @@ int main(int argc, char **argv) {
            iterations * tm.iteration_ms / 1e3, voxel_views / (tm.forward_ms / 1e3), voxel_views / (tm.back_ms / 1e3),
            fl, tm.iteration_ms / fl, tm.iteration_ms / fast_iter, tm.separable ? "separable" : "per-pixel",
            cpu_iter * 1e3 / tm.iteration_ms, same);
+    if (batched) batched_run(&m, (dbtr_gpu_mode)mode, b, &tm, repeats, gpu_vol, batch_vol, nv * es[dp]);
     dbtr_backend_destroy(&b);
   }
   dbtr_mlem_free(&m);
   free(cpu_vol[0]);
   free(cpu_vol[1]);
   free(gpu_vol);
+  free(batch_vol);
   free(vol);
   free(l);
   free(back);

@@ -193,6 +193,9 @@ typedef struct {
   const char *mode;      /* GPU floating-point mode (docs/modes.md); NULL: "cpu-match" */
   const char *precision; /* CPU: "float" or "double"; NULL: the mode's */
   int threads;           /* CPU threads; 0: all the machine has */
+  size_t gpu_memory;     /* bytes the GPU backend may take; 0: what the GPU has free, less a margin.
+                            When every view's ray records do not fit, they are made again in
+                            batches of views, with the same bits (docs/performance.md) */
 } dbtr_backend_opts;
 
 typedef struct {
@@ -255,6 +258,7 @@ typedef struct {
   int lockstep;             /* start every path from its reference's state at each iteration */
   int explain;              /* add each mode's single-change variants after it */
   int threads;              /* CPU threads; 0: all */
+  size_t gpu_memory;        /* bytes each GPU path may take, as dbtr_backend_opts.gpu_memory */
 } dbtr_validation_opts;
 
 /* One path after one iteration, against its reference. Valid during the callback only. */

@@ -4,7 +4,7 @@
  * only map threads to rays and voxels, and move data.
  *
  * Kernels (no atomics; each output element is written by one thread, in a fixed order):
- *   k_rays       one thread per pixel of every view: the ray record and path length
+ *   k_rays       one thread per pixel of a list of views: the ray record and path length
  *   k_forward    one thread per pixel of a subset's views: A mu, then the pixel terms and the
  *                data-fit term (block partial sums in a fixed tree)
  *   k_reduce     one block: the partial sums in a fixed order
@@ -15,7 +15,16 @@
  * and, once at set-up, the separable tables (kernels/sep_setup.cuh). The volume, data and
  * intermediates stay on the GPU across iterations; the host sees them only at load, at the
  * end and when asked (get_volume, get_projections). The thread layout, the block shapes and
- * the order of the blocks are kernels/layout.h's. */
+ * the order of the blocks are kernels/layout.h's.
+ *
+ * Memory (kernels/gpu.h, dbtr_gpu_memory): one arena, planned within the budget. When the
+ * ray records of every view do not fit, they are made again by k_rays for `batch` views at a
+ * time, as the forward projection, the separable set-up and the per-pixel gather reach them:
+ * a view's records are computed on their own, so they have the same bits whenever they are
+ * made; the forward projection's data-fit partial sums keep the block order of one launch;
+ * and the per-pixel gather carries each voxel's two sums from one batch to the next in the
+ * mode's type, the order of their terms unchanged. Results are the unbatched run's, bit for
+ * bit (test_gpu). */
 #define DBTR_HD __device__
 #include <cuda_runtime.h>
 #include <math.h>
@@ -71,12 +80,13 @@ __device__ dbtr_slots load_slots(const dbtr_slots *p) {
   return dbtr_slots{v.x, v.y};
 }
 
-__global__ void k_rays(const VIEW *views, size_t n_views, int n_rows, int n_cols, T *rays, T *lens) {
+/* The records of views list[0 .. n) go to slots 0 .. n of rays and lens. */
+__global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows, int n_cols, T *rays, T *lens) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n_views * npix) return;
+  if (i >= n * npix) return;
   size_t k = i / npix, p = i % npix;
-  lens[i] = g_ray_setup(&views[k], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
+  lens[i] = g_ray_setup(&views[list[k]], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
 }
 
 /* Fixed-shape tree over one block's values: the same order on every run. */
@@ -91,22 +101,26 @@ __device__ void block_sum_store(double v, double *out) {
   if (threadIdx.x == 0) *out = s[0];
 }
 
-/* One block per DBTR_BLOCK pixels of a detector row of one view; the subset's n views of the
- * same stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). (Separable
- * views could take their crossings from the tables too; measured, that was no faster: the
- * forward projection's cost is its bilinear reads, not its crossings. docs/performance.md) */
+/* One block per DBTR_BLOCK pixels of a detector row of one view; the n views of the same
+ * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). The ray records
+ * are view views[i]'s (local 0) or slot i's (local 1: a batch's, made by k_rays). The views
+ * are views part_off .. part_off + n of a launch over part_n views, whose block partial sums
+ * this launch writes where that launch would. (Separable views could take their crossings
+ * from the tables too; measured, that was no faster: the forward projection's cost is its
+ * bilinear reads, not its crossings. docs/performance.md) */
 __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const T *rays, const T *lens,
-                          const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
-                          T *e, double *partial) {
+                          int local, const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission,
+                          T *proj, T *e, double *partial, unsigned part_n, unsigned part_off) {
   int vi = (int)(blockIdx.x % (unsigned)n);
   unsigned t = blockIdx.x / (unsigned)n;
   int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
   if (c < n_cols) {
-    size_t p = (size_t)views[vi] * (size_t)n_rows * (size_t)n_cols + (size_t)r * (size_t)n_cols + (size_t)c;
+    size_t npix = (size_t)n_rows * (size_t)n_cols, q = (size_t)r * (size_t)n_cols + (size_t)c;
+    size_t p = (size_t)views[vi] * npix + q, pr = local ? (size_t)vi * npix + q : p;
     T ray[4];
-    MODE_LOAD_RAY(ray, rays + 4 * p);
-    T len = lens[p], l = g_forward_ray(ray, len, vol, nx, ny, nz);
+    MODE_LOAD_RAY(ray, rays + 4 * pr);
+    T len = lens[pr], l = g_forward_ray(ray, len, vol, nx, ny, nz);
     proj[p] = l;
     if (transmission) {
       T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
@@ -116,7 +130,7 @@ __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int c
       fit = dbtr_fit_emission((double)y[p], (double)l);
     }
   }
-  block_sum_store(fit, &partial[blockIdx.x]);
+  block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
 }
 
 __global__ void k_reduce(const double *partial, size_t n, double *out) {
@@ -213,18 +227,28 @@ __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, i
     }
 }
 
-/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile. */
-__global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, const T *e, T *vol, int nx, int ny,
-                         int nz, int n_rows, int n_cols, int tiles_x, int update) {
+/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile. The ray
+ * records are view views[i]'s (local 0) or slot i's (local 1). With carry (2 n_vox: the sums
+ * a1, then a2), the views are one batch of a longer list: the sums start from carry unless
+ * first, and go back to it unless last; only the last batch updates the voxel. */
+__global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, int local, const T *e, T *vol, int nx,
+                         int ny, int nz, int n_rows, int n_cols, int tiles_x, int update, T *carry, int first,
+                         int last) {
   int z = (int)(blockIdx.x % (unsigned)nz);
   unsigned t = blockIdx.x / (unsigned)nz;
   int x0 = DBTR_MICRO * ((int)(t % (unsigned)tiles_x) * DBTR_GX + (int)threadIdx.x);
   int y0 = DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
   if (x0 >= nx || y0 >= ny) return;
-  size_t npix = (size_t)n_rows * (size_t)n_cols;
+  size_t npix = (size_t)n_rows * (size_t)n_cols, nvox = (size_t)nx * (size_t)ny * (size_t)nz;
   T a1[DBTR_MICRO * DBTR_MICRO], a2[DBTR_MICRO * DBTR_MICRO];
 #pragma unroll
-  for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) a1[v] = a2[v] = (T)0;
+  for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
+    int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
+    size_t j = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x;
+    int from_carry = carry && !first && x < nx && y < ny;
+    a1[v] = from_carry ? carry[j] : (T)0;
+    a2[v] = from_carry ? carry[nvox + j] : (T)0;
+  }
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i];
     const FOOT *f = &foot[k * (size_t)nz + (size_t)z];
@@ -245,12 +269,20 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
       br1 = r1 > br1 ? r1 : br1;
     }
     if (bc0 > bc1 || br0 > br1) continue;
-    gather_pixels(rays + 4 * k * npix, e + 2 * k * npix, x0, y0, z, nx, ny, n_cols, bc0, bc1, br0, br1, a1, a2);
+    gather_pixels(rays + 4 * (local ? (size_t)i : k) * npix, e + 2 * k * npix, x0, y0, z, nx, ny, n_cols, bc0, bc1, br0,
+                  br1, a1, a2);
   }
 #pragma unroll
   for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
     int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
-    if (x < nx && y < ny) update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[v], a2[v], update);
+    if (x >= nx || y >= ny) continue;
+    size_t j = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x;
+    if (carry && !last) {
+      carry[j] = a1[v];
+      carry[nvox + j] = a2[v];
+    } else {
+      update_voxel(vol, j, a1[v], a2[v], update);
+    }
   }
 }
 
@@ -259,18 +291,32 @@ typedef struct {
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
+  size_t batch;      /* views whose ray records rays and lens hold: n_views (every view, in order) or a batch */
+  int sep_possible;  /* the geometry can be separable (sep_possible) */
   int transmission;
   dbtr_update update; /* what the gathers do with each voxel's sums */
   size_t n_subsets;
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
   T *rays, *lens, *y, *i0, *vol, *proj, *e; /* e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
+  T *carry;                                  /* the per-pixel gather's sums between batches (k_gather) */
   VIEW *views;
   FOOT *foot;
   sep_tables sep;
   int *sched, *all_views;
   double *partial, *fit;
 } state;
+
+/* Whether the ray records are made batch by batch (the budget did not hold every view's). */
+static int batched(const state *s) { return s->batch < s->n_views; }
+
+/* The ray records of views list[0 .. n) into slots 0 .. n of rays and lens. */
+static int make_rays(state *s, const int *list, size_t n) {
+  unsigned blocks = (unsigned)DBTR_TILES(n * s->npix, (size_t)DBTR_BLOCK);
+  k_rays<<<blocks, DBTR_BLOCK>>>(s->views, list, n, s->n_rows, s->n_cols, s->rays, s->lens);
+  DBTR_CUDA_LAUNCHED();
+  return 0;
+}
 
 #include "kernels/sep_setup.cuh"
 
@@ -284,29 +330,48 @@ static void destroy(dbtr_backend *b) {
   free(b);
 }
 
+/* The forward projection of views[0 .. n) with the pixel terms and the data fit: one launch,
+ * or one a batch after its ray records, each writing its blocks' partial sums where the one
+ * launch would, then one reduction. */
 static int launch_forward(state *s, const int *views, int n) {
-  unsigned blocks = (unsigned)n * (unsigned)s->n_rows * (unsigned)s->col_tiles;
-  k_forward<<<blocks, DBTR_BLOCK>>>(views, n, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, s->vol, s->nx,
-                                    s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e, s->partial);
-  DBTR_CUDA_LAUNCHED();
-  k_reduce<<<1, DBTR_BLOCK>>>(s->partial, blocks, s->fit);
+  int step = batched(s) ? (int)s->batch : n, rc;
+  for (int b0 = 0; b0 < n; b0 += step) {
+    int nb = n - b0 < step ? n - b0 : step;
+    if (batched(s) && (rc = make_rays(s, views + b0, (size_t)nb))) return rc;
+    unsigned blocks = (unsigned)nb * (unsigned)s->n_rows * (unsigned)s->col_tiles;
+    k_forward<<<blocks, DBTR_BLOCK>>>(views + b0, nb, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, batched(s),
+                                      s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
+                                      s->partial, (unsigned)n, (unsigned)b0);
+    DBTR_CUDA_LAUNCHED();
+  }
+  k_reduce<<<1, DBTR_BLOCK>>>(s->partial, (size_t)n * (size_t)s->n_rows * (size_t)s->col_tiles, s->fit);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
 
+/* The gather back projection of views[0 .. n) with the update. The separable gather reads
+ * no ray records; the per-pixel one, batched, runs a batch at a time after its records,
+ * carrying the sums (k_gather). */
 static int launch_gather(state *s, const int *views, int n) {
   if (s->sep.on) {
     int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X), tiles_y = DBTR_TILES(s->sep.n_groups, DBTR_GS_Y);
     unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
     k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz,
                                                            s->n_cols, s->npix, tiles_x, s->update);
-  } else {
-    int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
-    unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
-    k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views, n, s->foot, s->rays, s->e, s->vol, s->nx, s->ny, s->nz,
-                                                   s->n_rows, s->n_cols, tiles_x, s->update);
+    DBTR_CUDA_LAUNCHED();
+    return 0;
   }
-  DBTR_CUDA_LAUNCHED();
+  int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
+  unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
+  int step = batched(s) ? (int)s->batch : n, rc;
+  for (int b0 = 0; b0 < n; b0 += step) {
+    int nb = n - b0 < step ? n - b0 : step;
+    if (batched(s) && (rc = make_rays(s, views + b0, (size_t)nb))) return rc;
+    k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views + b0, nb, s->foot, s->rays, batched(s), s->e, s->vol, s->nx,
+                                                   s->ny, s->nz, s->n_rows, s->n_cols, tiles_x, s->update,
+                                                   batched(s) ? s->carry : NULL, b0 == 0, b0 + nb >= n);
+    DBTR_CUDA_LAUNCHED();
+  }
   return 0;
 }
 
@@ -401,28 +466,73 @@ static int bench(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
   return 0;
 }
 
-/* Every buffer, sized up front: one allocation, one clear message if it does not fit. */
-static int plan(state *s, const dbtr_geom *g, const dbtr_grid *grid) {
-  dbtr__gpu_arena *a = &s->arena;
-  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * s->nproj, sizeof(T));
-  dbtr__gpu_arena_plan(a, (void **)&s->lens, s->nproj, sizeof(T));
+/* Every buffer, into arena a, with the ray records of `batch` views (n_views: all of them);
+ * batched, the per-pixel gather's carried sums where the gather may be per-pixel. */
+static void plan_into(state *s, dbtr__gpu_arena *a, size_t batch) {
+  memset(a, 0, sizeof *a);
+  size_t nrec = batch * s->npix; /* at most nproj, which is counted without overflow */
+  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->lens, nrec, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, sizeof(T));
   if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->nproj, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, sizeof(T));
+  if (batch < s->n_views && !s->sep_possible) dbtr__gpu_arena_plan(a, (void **)&s->carry, 2 * s->nvox, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, sizeof(VIEW));
-  dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * grid->nz, sizeof(FOOT));
+  dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * (size_t)s->nz, sizeof(FOOT));
   dbtr__gpu_arena_plan(a, (void **)&s->sched, s->n_views, sizeof(int));
   dbtr__gpu_arena_plan(a, (void **)&s->all_views, s->n_views, sizeof(int));
   dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
   dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
-  sep_plan(s, g, grid);
-  return dbtr__gpu_arena_alloc(a);
+  if (s->sep_possible) sep_plan(s, a);
+}
+
+static size_t plan_bytes(state *s, size_t batch) {
+  dbtr__gpu_arena a;
+  plan_into(s, &a, batch);
+  return dbtr__gpu_arena_bytes(&a);
+}
+
+/* Sizes every buffer within the budget (kernels/gpu.h): every view's ray records when they
+ * fit, else the largest batch of views that fits (at most a subset's views: a subset runs
+ * one batch at a time); one allocation, one clear message when not even one view fits. */
+static int plan(state *s, const dbtr_problem *prob) {
+  dbtr_gpu_memory *m = &s->common.memory;
+  int rc = dbtr__gpu_budget(prob->gpu_memory, m);
+  if (rc) return rc;
+  m->n_views = s->n_views;
+  m->need = plan_bytes(s, s->n_views);
+  m->need_min = plan_bytes(s, 1);
+  size_t batch = s->n_views;
+  if (m->need > m->allowed) {
+    if (m->need_min > m->allowed) return dbtr__gpu_no_room(m);
+    size_t lo = 1, hi = 1; /* plan_bytes grows with the batch: the largest that fits */
+    for (size_t i = 0; i < prob->n_subsets; i++) {
+      size_t n = prob->subset_start[i + 1] - prob->subset_start[i];
+      hi = n > hi ? n : hi;
+    }
+    hi = hi < s->n_views - 1 ? hi : s->n_views - 1;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo + 1) / 2;
+      if (plan_bytes(s, mid) <= m->allowed)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    batch = lo;
+  }
+  s->batch = m->batch = batch;
+  plan_into(s, &s->arena, batch);
+  m->used = dbtr__gpu_arena_bytes(&s->arena);
+  return dbtr__gpu_arena_alloc(&s->arena);
 }
 
 /* Geometry reduced on the host, in double, rounded once by the shared conversion; then the
- * ray records and the separable tables, on the device. */
+ * ray records (unless batched) and the separable tables, on the device. Batched, the
+ * per-pixel gather needs its carried sums, planned only where the geometry cannot be
+ * separable: where it could be but the set-up finds it is not, the budget must hold every
+ * view's records. */
 static int upload_geometry(state *s, const dbtr_problem *prob) {
   const dbtr_geom *g = prob->geom;
   const dbtr_grid *grid = prob->grid;
@@ -451,13 +561,18 @@ static int upload_geometry(state *s, const dbtr_problem *prob) {
   free(hf);
   free(hs);
   if (rc) return rc;
-  unsigned blocks = (unsigned)DBTR_TILES(s->nproj, DBTR_BLOCK);
-  k_rays<<<blocks, DBTR_BLOCK>>>(s->views, s->n_views, s->n_rows, s->n_cols, s->rays, s->lens);
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemset(s->proj, 0, s->nproj * sizeof(T));
+  /* Batched, the records are made as they are used. */
+  if (!batched(s) && (rc = make_rays(s, s->all_views, s->n_views))) return rc;
+  cudaError_t e = cudaMemset(s->proj, 0, s->nproj * sizeof(T));
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return dbtr_err(DBTR_EGPU, "GPU ray set-up: %s", cudaGetErrorString(e));
-  return sep_build(s);
+  if ((rc = sep_build(s))) return rc;
+  if (batched(s) && !s->sep.on && !s->carry)
+    return dbtr_err(DBTR_EGPU, "GPU memory: these views are not separable after all (docs/performance.md), and the "
+                    "per-pixel gather in batches needs %.3f GiB more than the %.3f GiB allowed; allow %.3f GiB with "
+                    "--gpu-memory", (double)(2 * s->nvox * sizeof(T)) / 1073741824.0,
+                    (double)s->common.memory.allowed / 1073741824.0, (double)s->common.memory.need / 1073741824.0);
+  return 0;
 }
 
 /* The launches' grids are one-dimensional: their block counts must fit gridDim.x. */
@@ -509,7 +624,8 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   if (!rc) rc = check_launch_sizes(s);
   if (!rc) {
     memcpy(s->subset_start, prob->subset_start, (prob->n_subsets + 1) * sizeof(size_t));
-    rc = plan(s, g, grid);
+    s->sep_possible = sep_possible(g, grid);
+    rc = plan(s, prob);
   }
   if (!rc) rc = upload_geometry(s, prob);
   if (rc) {
@@ -522,6 +638,7 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   b->get_volume = get_volume;
   b->set_volume = set_volume;
   b->get_projections = get_projections;
+  dbtr__gpu_memory_describe(&s->common.memory, b->memory, sizeof b->memory);
   *out = b;
   return 0;
 }

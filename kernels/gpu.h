@@ -1,5 +1,5 @@
-/* kernels/gpu.h: what the CUDA backend offers beyond recon/backend.h: timing of its
- * kernels with CUDA events, for bench/. */
+/* kernels/gpu.h: what the CUDA backend offers beyond recon/backend.h: how it fits the
+ * memory it may take, and timing of its kernels with CUDA events, for bench/. */
 #ifndef DBTR_GPU_H
 #define DBTR_GPU_H
 
@@ -16,6 +16,27 @@ typedef struct {
   double bytes;        /* device memory the backend holds */
   int separable;       /* 1: the separable gather runs (recon/proj_impl.h), 0: the per-pixel one */
 } dbtr_gpu_timing;
+
+/* How a GPU backend fits its memory budget (docs/performance.md, "GPU memory"). Everything
+ * lives in one arena. When all of it fits, the ray records of every view stay on the GPU;
+ * otherwise they are made again for `batch` views at a time as each subset runs, which gives
+ * the same bits, since each view's records are computed on their own. */
+typedef struct {
+  size_t need;        /* bytes with every view's ray records on the GPU */
+  size_t need_min;    /* bytes with the ray records of one view at a time */
+  size_t allowed;     /* what the backend may take */
+  size_t used;        /* what it took: need, or the arena for batches of `batch` views */
+  size_t batch;       /* views whose ray records are on the GPU at once; n_views: all */
+  size_t n_views;
+  size_t requested;   /* the budget asked for (--gpu-memory); 0: none */
+  size_t free_bytes;  /* the GPU's free memory at set-up (capped, below) */
+  size_t total_bytes; /* the GPU's memory */
+  int capped;         /* 1: DBTR_GPU_MAX_BYTES capped free_bytes */
+} dbtr_gpu_memory;
+
+/* How GPU backend b fits its memory (b->memory says it in words); DBTR_EINVAL for a
+ * backend that is not a GPU one. */
+int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out);
 
 /* Times a GPU backend's kernels: warm-up, then `repeats` runs of each, CUDA events, medians.
  * The backend's volume changes (iterations run); reload it afterwards if it matters. */

@@ -1,6 +1,7 @@
 /* kernels/gpu_backend.cu: choosing a device and a mode, and the device memory arena that
  * owns every buffer of a GPU backend. */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ void dbtr__gpu_arena_plan(dbtr__gpu_arena *a, void **slot, size_t n, size_t elem
   size_t bytes;
   if (a->n >= DBTR__ARENA_MAX || dbtr_size_mul(n, elem, &bytes, "GPU buffer") || bytes > ((size_t)1 << 50) ||
       a->size > ((size_t)1 << 50)) {
+    dbtr_err_clear();
     a->overflow = 1;
     return;
   }
@@ -22,30 +24,68 @@ void dbtr__gpu_arena_plan(dbtr__gpu_arena *a, void **slot, size_t n, size_t elem
   a->size = off + bytes;
 }
 
-int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a) {
-  const double gib = 1024.0 * 1024.0 * 1024.0;
-  if (a->overflow) return dbtr_err(DBTR_EOVERFLOW, "GPU memory: the problem's buffers overflow the address space");
+size_t dbtr__gpu_arena_bytes(const dbtr__gpu_arena *a) { return a->overflow ? SIZE_MAX : a->size; }
+
+static const double gib = 1024.0 * 1024.0 * 1024.0;
+
+int dbtr__gpu_budget(size_t request, dbtr_gpu_memory *mem) {
   size_t free_b = 0, total_b = 0;
   DBTR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-  /* DBTR_GPU_MAX_BYTES caps what dbtr takes, to share a GPU (and to test this path). */
+  mem->capped = 0;
   const char *cap = getenv("DBTR_GPU_MAX_BYTES");
-  int capped = 0;
   if (cap && *cap) {
     unsigned long long c = strtoull(cap, NULL, 10);
     if (c < free_b) {
       free_b = (size_t)c;
-      capped = 1;
+      mem->capped = 1;
     }
   }
-  if (a->size > free_b)
-    return dbtr_err(DBTR_EGPU, "GPU memory: the reconstruction needs %.3f GiB, the GPU has %.3f GiB free%s of %.2f GiB",
-                    (double)a->size / gib, (double)free_b / gib, capped ? " (capped by DBTR_GPU_MAX_BYTES)" : "",
-                    (double)total_b / gib);
+  mem->free_bytes = free_b;
+  mem->total_bytes = total_b;
+  mem->requested = request;
+  mem->allowed = free_b > DBTR__GPU_MARGIN ? free_b - DBTR__GPU_MARGIN : 0;
+  if (request && request < mem->allowed) mem->allowed = request;
+  return 0;
+}
+
+/* Where the budget comes from, after "X GiB allowed". */
+static void budget_source(const dbtr_gpu_memory *m, char *out, size_t len) {
+  if (m->requested && m->requested <= m->allowed)
+    snprintf(out, len, "(--gpu-memory)");
+  else
+    snprintf(out, len, "(the GPU has %.3f GiB free%s of %.2f GiB, less %.2f GiB for the CUDA runtime)",
+             (double)m->free_bytes / gib, m->capped ? ", capped by DBTR_GPU_MAX_BYTES," : "", (double)m->total_bytes / gib,
+             (double)DBTR__GPU_MARGIN / gib);
+}
+
+int dbtr__gpu_no_room(const dbtr_gpu_memory *m) {
+  char src[256];
+  budget_source(m, src, sizeof src);
+  if (m->need == SIZE_MAX) return dbtr_err(DBTR_EOVERFLOW, "GPU memory: the problem's buffers overflow the address space");
+  return dbtr_err(DBTR_EGPU, "GPU memory: the reconstruction needs %.3f GiB (%.3f GiB with one view's ray records at a "
+                  "time), %.3f GiB allowed %s", (double)m->need / gib, (double)m->need_min / gib,
+                  (double)m->allowed / gib, src);
+}
+
+void dbtr__gpu_memory_describe(const dbtr_gpu_memory *m, char *out, size_t len) {
+  char src[256];
+  budget_source(m, src, sizeof src);
+  if (m->batch >= m->n_views)
+    snprintf(out, len, "GPU memory: %.3f GiB needed, %.3f GiB allowed %s", (double)m->need / gib,
+             (double)m->allowed / gib, src);
+  else
+    snprintf(out, len, "GPU memory: %.3f GiB needed, %.3f GiB allowed %s: ray records made again for %zu of %zu views "
+             "at a time, %.3f GiB used", (double)m->need / gib, (double)m->allowed / gib, src, m->batch, m->n_views,
+             (double)m->used / gib);
+}
+
+int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a) {
+  if (a->overflow) return dbtr_err(DBTR_EOVERFLOW, "GPU memory: the problem's buffers overflow the address space");
   cudaError_t e = cudaMalloc(&a->base, a->size);
   if (e != cudaSuccess) {
     a->base = NULL;
-    return dbtr_err(DBTR_EGPU, "GPU memory: allocating %.2f GiB (%.2f GiB free) failed: %s", (double)a->size / gib,
-                    (double)free_b / gib, cudaGetErrorString(e));
+    return dbtr_err(DBTR_EGPU, "GPU memory: allocating %.3f GiB failed: %s", (double)a->size / gib,
+                    cudaGetErrorString(e));
   }
   for (size_t i = 0; i < a->n; i++) *a->slots[i] = (char *)a->base + a->offsets[i];
   return 0;
@@ -95,6 +135,12 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, c
   int rc = create[mode](out, prob);
   if (!rc) snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_gpu_mode_name(mode));
   return rc;
+}
+
+extern "C" int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
+  if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "GPU memory: not a GPU backend");
+  *out = ((const dbtr__gpu_common *)b->impl)->memory;
+  return 0;
 }
 
 extern "C" int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {

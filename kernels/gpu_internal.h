@@ -13,6 +13,7 @@
 /* Every GPU backend's impl starts with this. */
 typedef struct {
   int (*bench)(dbtr_backend *b, int repeats, dbtr_gpu_timing *out);
+  dbtr_gpu_memory memory; /* how the backend fits the memory it may take */
 } dbtr__gpu_common;
 
 enum { DBTR__ARENA_MAX = 32 };
@@ -26,9 +27,24 @@ typedef struct {
 } dbtr__gpu_arena;
 
 /* Plans a buffer of n elements of elem bytes (256-byte aligned); the pointer is set by
- * dbtr__gpu_arena_alloc. Overflowing sizes are remembered and reported there. */
+ * dbtr__gpu_arena_alloc. Overflowing sizes are remembered: the plan's size is then
+ * SIZE_MAX. */
 void dbtr__gpu_arena_plan(dbtr__gpu_arena *a, void **slot, size_t n, size_t elem);
-/* Allocates everything planned, or fails with "needs X GiB, the GPU has Y free". */
+/* The bytes a's plan takes: SIZE_MAX when a size overflowed. */
+size_t dbtr__gpu_arena_bytes(const dbtr__gpu_arena *a);
+/* What a backend may take (mem->allowed, with mem->free_bytes, mem->total_bytes, mem->capped
+ * and mem->requested): the GPU's free memory (capped by DBTR_GPU_MAX_BYTES, which stands for
+ * a smaller GPU), less DBTR__GPU_MARGIN, and at most request bytes when request is not 0. */
+int dbtr__gpu_budget(size_t request, dbtr_gpu_memory *mem);
+/* Room left on the GPU for the CUDA runtime's own allocations (module loading, launch
+ * resources) and for the allocation granularity (2 MiB pages) beside the one arena. */
+#define DBTR__GPU_MARGIN ((size_t)256 << 20)
+/* The message of a plan that does not fit: "GPU memory: ... needs X GiB ..., Y GiB allowed
+ * (why)", as DBTR_EGPU. */
+int dbtr__gpu_no_room(const dbtr_gpu_memory *mem);
+/* The line b->memory holds (kernels/gpu.h). */
+void dbtr__gpu_memory_describe(const dbtr_gpu_memory *mem, char *out, size_t len);
+/* Allocates everything planned in one cudaMalloc. */
 int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a);
 void dbtr__gpu_arena_free(dbtr__gpu_arena *a);
 int dbtr__gpu_upload(void *dst, const void *src, size_t bytes);

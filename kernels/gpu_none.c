@@ -21,3 +21,9 @@ int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
   (void)out;
   return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
 }
+
+int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
+  (void)b;
+  (void)out;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}

@@ -45,14 +45,12 @@ static int sep_possible(const dbtr_geom *g, const dbtr_grid *grid) {
   return 1;
 }
 
-/* Plans the tables in the arena when the geometry can be separable. */
-static void sep_plan(state *s, const dbtr_geom *g, const dbtr_grid *grid) {
+/* Plans the tables in arena a (for a geometry that can be separable). */
+static void sep_plan(state *s, dbtr__gpu_arena *a) {
   sep_tables *t = &s->sep;
   memset(t, 0, sizeof *t);
-  if (!sep_possible(g, grid)) return;
   size_t vz = s->n_views * (size_t)s->nz;
   t->n_groups = DBTR_N_GROUPS(s->ny);
-  dbtr__gpu_arena *a = &s->arena;
   dbtr__gpu_arena_plan(a, (void **)&t->cx, vz * (size_t)s->n_cols, sizeof(CROSS));
   dbtr__gpu_arena_plan(a, (void **)&t->cy, vz * (size_t)s->n_rows, sizeof(CROSS));
   dbtr__gpu_arena_plan(a, (void **)&t->xs, vz * (size_t)s->nx, sizeof(dbtr_slots));
@@ -73,10 +71,18 @@ static int sep_build(state *s) {
   const unsigned grid = DBTR_SETUP_BLOCKS;
   int found = 0;
   DBTR_CUDA_TRY(cudaMemset(t->flag, 0, sizeof(int)));
-  k_sep_rays<<<grid, DBTR_BLOCK>>>(s->rays, s->n_views, s->n_rows, s->n_cols, t->flag);
-  DBTR_CUDA_LAUNCHED();
-  k_sep_cross<<<grid, DBTR_BLOCK>>>(s->rays, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, t->cx, t->cy);
-  DBTR_CUDA_LAUNCHED();
+  /* The steps that read ray records run a batch of views at a time, each after its records,
+   * when the records are made in batches; the rest read the tables. */
+  for (size_t k0 = 0; k0 < s->n_views; k0 += s->batch) {
+    size_t nb = s->n_views - k0 < s->batch ? s->n_views - k0 : s->batch, kz = k0 * (size_t)s->nz;
+    int rc = batched(s) ? make_rays(s, s->all_views + k0, nb) : 0;
+    if (rc) return rc;
+    k_sep_rays<<<grid, DBTR_BLOCK>>>(s->rays, nb, s->n_rows, s->n_cols, t->flag);
+    DBTR_CUDA_LAUNCHED();
+    k_sep_cross<<<grid, DBTR_BLOCK>>>(s->rays, nb, s->nz, s->n_rows, s->n_cols, s->nx, s->ny,
+                                      t->cx + kz * (size_t)s->n_cols, t->cy + kz * (size_t)s->n_rows);
+    DBTR_CUDA_LAUNCHED();
+  }
   k_sep_slots<<<grid, DBTR_BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);
   DBTR_CUDA_LAUNCHED();
   k_sep_check<<<grid, DBTR_BLOCK>>>(s->foot, s->n_views, s->nz, s->n_rows, s->n_cols, s->nx, s->ny, *t);

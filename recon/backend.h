@@ -40,6 +40,7 @@ typedef struct {
   const size_t *subset_views; /* n_views entries: the views of subset 0, then subset 1, ... */
   const size_t *subset_start; /* n_subsets + 1 offsets into subset_views */
   int threads;                /* CPU threads; 0 means all the machine has */
+  size_t gpu_memory;          /* bytes a GPU backend may take; 0: what the GPU has free, less a margin */
 } dbtr_problem;
 
 /* How far a subset has come, for a person waiting on a long one. A backend that can tell
@@ -54,6 +55,10 @@ typedef struct {
 typedef struct dbtr_backend dbtr_backend;
 struct dbtr_backend {
   char name[64];            /* "cpu-float", "gpu:cpu-match", ... */
+  /* How a GPU backend fits the memory it may take, in words (kernels/gpu.h); "" on the CPU:
+   * "GPU memory: 23.26 GiB needed, 16.00 GiB allowed (--gpu-memory): ray records made
+   * again for 5 views at a time, 15.91 GiB used" */
+  char memory[224];
   dbtr_precision precision; /* the element type T of every buffer below */
   /* Takes the data: y (n_proj elements of T: counts or line integrals), i0 (n_proj of T,
    * NULL for emission) and the starting volume (n_vox of T). */

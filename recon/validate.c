@@ -144,8 +144,9 @@ static int open_store(dbtr_validate *v) {
 }
 
 /* Makes and frees one backend for each GPU precision the paths use, so that a GPU that
- * cannot run the problem fails before the references have taken their time. */
-static int probe_gpu(const dbtr_validate *v) {
+ * cannot run the problem fails before the references have taken their time; keeps what each
+ * said of its memory. */
+static int probe_gpu(dbtr_validate *v) {
   int seen[2] = {0, 0};
   for (size_t i = 0; i < v->n_paths; i++) {
     const dbtr_vpath *p = &v->paths[i];
@@ -153,6 +154,7 @@ static int probe_gpu(const dbtr_validate *v) {
     seen[p->prec] = 1;
     dbtr_backend *b = NULL;
     int rc = dbtr_gpu_backend_create(&b, p->mode, &v->m->prob);
+    if (!rc) snprintf(v->gpu_memory[p->prec], sizeof v->gpu_memory[p->prec], "%s", b->memory);
     dbtr_backend_destroy(&b);
     if (rc) return rc;
   }

@@ -90,6 +90,7 @@ typedef struct {
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
   double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
   int spilled;               /* 1: the recording is in an unnamed temporary file in spill_dir */
+  char gpu_memory[2][224];   /* [precision]: how its GPU paths fit their memory (dbtr_backend.memory); "" */
   char spill_dir[1024];
   /* private */
   const dbtr_mlem *m;

@@ -7,7 +7,11 @@
  * projections and the volume, for every preset shape at test size, for 1 and 3 subsets,
  * transmission and emission. The other modes are run and their distance to the CPU
  * reference in their own precision is printed and bounded: fast and ieee against the CPU
- * in float, double against the CPU in double. */
+ * in float, double against the CPU in double.
+ *
+ * Under a GPU memory budget too small for every view's ray records (kernels/gpu.h), the
+ * backend makes them again in batches of views; the match modes stay bitwise equal to the
+ * CPU with batches of one view, and every mode gives the unbatched run's bits. */
 #include <string.h>
 
 #include "kernels/gpu.h"
@@ -34,19 +38,46 @@ static void require_same_bits(void *user, const dbtr_validate_row *r) {
                !same_p ? "the forward projections" : "the volumes");
 }
 
+/* The budgets a test asks for: none, or room for one view's ray records at a time, or half
+ * way between that and every view's. */
+typedef enum { BUDGET_NONE, BUDGET_ONE_VIEW, BUDGET_HALF } budget;
+
+/* Sets p's GPU memory budget for mode to b, and checks that the backend then makes the ray
+ * records of one view at a time (BUDGET_ONE_VIEW) or of fewer than all (BUDGET_HALF). */
+static int set_budget(test_mlem_problem *p, dbtr_gpu_mode mode, budget b) {
+  p->m.prob.gpu_memory = 0;
+  if (b == BUDGET_NONE) return 0;
+  dbtr_backend *be = NULL;
+  dbtr_gpu_memory mem;
+  int rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob);
+  if (!rc) rc = dbtr_gpu_memory_of(be, &mem);
+  dbtr_backend_destroy(&be);
+  if (rc) return rc;
+  CHECK_EQ_U64(mem.batch, mem.n_views);
+  p->m.prob.gpu_memory = b == BUDGET_ONE_VIEW ? mem.need_min : mem.need_min + (mem.need - mem.need_min) / 2;
+  if ((rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob)) || (rc = dbtr_gpu_memory_of(be, &mem))) return rc;
+  if (b == BUDGET_ONE_VIEW) CHECK_EQ_U64(mem.batch, 1);
+  CHECK(mem.batch < mem.n_views);
+  CHECK(mem.used <= p->m.prob.gpu_memory);
+  dbtr_backend_destroy(&be);
+  return 0;
+}
+
 /* Runs the GPU mode beside its CPU reference (the engine picks it: the CPU in the mode's
- * precision); match = 1 requires identical bits after every iteration. Returns the
- * relative L2 distance of the final volumes, or -1 if the run failed. */
+ * precision) within budget b; match = 1 requires identical bits after every iteration.
+ * Returns the relative L2 distance of the final volumes, or -1 if the run failed. */
 static double compare_paths(const char *preset, double rotate_deg, int emission, size_t subsets, dbtr_gpu_mode mode,
-                            int match) {
+                            int match, budget b) {
   test_mlem_problem p;
   double rel = -1.0;
-  char what[96];
-  snprintf(what, sizeof what, "%s %s, %zu subsets", preset, emission ? "emission" : "transmission", subsets);
+  char what[128];
+  snprintf(what, sizeof what, "%s %s, %zu subsets%s", preset, emission ? "emission" : "transmission", subsets,
+           b == BUDGET_ONE_VIEW ? ", ray records one view at a time" : "");
   const char *paths[1] = {dbtr_gpu_mode_name(mode)};
   dbtr_validate_opts o = {.paths = paths, .n_paths = 1, .iterations = ITERS};
   dbtr_validate v = {0};
   int rc = test_mlem_problem_open(&p, preset, rotate_deg, emission, subsets, 0);
+  if (!rc) rc = set_budget(&p, mode, b);
   if (!rc) rc = dbtr_validate_open(&v, &p.m, &o);
   if (!rc) rc = dbtr_validate_run(&v, match ? require_same_bits : NULL, what);
   if (rc) {
@@ -54,8 +85,9 @@ static double compare_paths(const char *preset, double rotate_deg, int emission,
   } else {
     const dbtr_diff_stats *st = &v.paths[0].vol[ITERS - 1];
     rel = st->rel_l2;
-    printf("%-8s %-12s %zu subsets %-12s (vs %s): %zu of %zu voxels differ, max %llu ulp, relative L2 %.3g\n", preset,
-           emission ? "emission" : "transmission", subsets, paths[0], dbtr_validate_ref_name(v.paths[0].ref),
+    printf("%-8s %-12s %zu subsets %-12s (vs %s)%s: %zu of %zu voxels differ, max %llu ulp, relative L2 %.3g\n",
+           preset, emission ? "emission" : "transmission", subsets, paths[0], dbtr_validate_ref_name(v.paths[0].ref),
+           b == BUDGET_ONE_VIEW ? ", one view's rays at a time" : "",
            st->n_differ, st->n, (unsigned long long)st->max_ulp, st->rel_l2);
   }
   dbtr_validate_close(&v);
@@ -66,10 +98,11 @@ static double compare_paths(const char *preset, double rotate_deg, int emission,
 static void match_preset(const char *preset, double rotate_deg) {
   need_gpu();
   for (int emission = 0; emission < 2; emission++)
-    for (size_t subsets = 1; subsets <= 3; subsets += 2) {
-      compare_paths(preset, rotate_deg, emission, subsets, DBTR_MODE_CPU_MATCH, 1);
-      compare_paths(preset, rotate_deg, emission, subsets, DBTR_MODE_DOUBLE_MATCH, 1);
-    }
+    for (size_t subsets = 1; subsets <= 3; subsets += 2)
+      for (budget b = BUDGET_NONE; b <= BUDGET_ONE_VIEW; b++) {
+        compare_paths(preset, rotate_deg, emission, subsets, DBTR_MODE_CPU_MATCH, 1, b);
+        compare_paths(preset, rotate_deg, emission, subsets, DBTR_MODE_DOUBLE_MATCH, 1, b);
+      }
 }
 
 /* The presets' detectors are axis-aligned. */
@@ -93,9 +126,56 @@ DBTR_TEST(other_modes_close) {
   const dbtr_gpu_mode modes[3] = {DBTR_MODE_FAST, DBTR_MODE_IEEE, DBTR_MODE_DOUBLE};
   for (int i = 0; i < 3; i++)
     for (int emission = 0; emission < 2; emission++) {
-      double rel = compare_paths("hologic", 0.0, emission, 3, modes[i], 0);
+      double rel = compare_paths("hologic", 0.0, emission, 3, modes[i], 0, BUDGET_NONE);
       CHECK(rel >= 0.0);
       CHECK_LT(rel, 1e-3);
+    }
+}
+
+/* ITERS iterations of mode within budget b: the volume, the projections made during the last
+ * iteration (n_vox and n_proj elements, allocated here) and each iteration's deviance. */
+static int run_mode(test_mlem_problem *p, dbtr_gpu_mode mode, budget b, void **vol, void **proj, double dev[ITERS]) {
+  dbtr_backend *be = NULL;
+  size_t es = dbtr_precision_size(dbtr_gpu_mode_precision(mode));
+  int rc = set_budget(p, mode, b);
+  if (!rc) rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob);
+  if (!rc) rc = dbtr_mlem_load(&p->m, be, NULL, 0.0);
+  for (int it = 0; it < ITERS && !rc; it++) rc = dbtr_mlem_iterate(&p->m, be, &dev[it]);
+  if (!rc) rc = dbtr_alloc(vol, p->m.n_vox, es, "volume");
+  if (!rc) rc = dbtr_alloc(proj, p->m.n_proj, es, "projections");
+  if (!rc) rc = be->get_volume(be, *vol);
+  if (!rc) rc = be->get_projections(be, *proj);
+  dbtr_backend_destroy(&be);
+  return rc;
+}
+
+/* Every mode, batched, gives the bits of its unbatched run: the volume, the projections and
+ * the deviance (whose partial sums keep their order), for the separable gather (hologic) and
+ * the per-pixel one with its carried sums (the turned detector), with 3 subsets. */
+DBTR_TEST(batched_same_bits) {
+  need_gpu();
+  const double rotate[2] = {0.0, 7.0};
+  for (int r = 0; r < 2; r++)
+    for (int m = 0; m < DBTR_MODE_COUNT; m++) {
+      test_mlem_problem p;
+      void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
+      double dev[2][ITERS];
+      size_t es = dbtr_precision_size(dbtr_gpu_mode_precision((dbtr_gpu_mode)m));
+      REQUIRE_OK(test_mlem_problem_open(&p, "hologic", rotate[r], 0, 3, 0));
+      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
+      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_HALF, &vol[1], &proj[1], dev[1]));
+      printf("hologic%s %-12s batched: volume %s, projections %s, deviance %s\n", r ? " turned 7 deg" : "",
+             dbtr_gpu_mode_name((dbtr_gpu_mode)m), memcmp(vol[0], vol[1], p.m.n_vox * es) ? "DIFFER" : "same bits",
+             memcmp(proj[0], proj[1], p.m.n_proj * es) ? "DIFFER" : "same bits",
+             memcmp(dev[0], dev[1], sizeof dev[0]) ? "DIFFERS" : "same bits");
+      CHECK(memcmp(vol[0], vol[1], p.m.n_vox * es) == 0);
+      CHECK(memcmp(proj[0], proj[1], p.m.n_proj * es) == 0);
+      CHECK(memcmp(dev[0], dev[1], sizeof dev[0]) == 0);
+      for (int i = 0; i < 2; i++) {
+        free(vol[i]);
+        free(proj[i]);
+      }
+      test_mlem_problem_close(&p);
     }
 }
 
@@ -142,8 +222,17 @@ DBTR_TEST(out_of_memory_message) {
   CHECK_STR_CONTAINS(dbtr_errmsg(), "needs");
   CHECK_STR_CONTAINS(dbtr_errmsg(), "free");
   dbtr_backend_destroy(&b);
+  /* A budget below one view's ray records beside the rest says so, naming the flag. */
+  dbtr_geom_free(&g);
+  REQUIRE_OK(test_small_problem("tiny", &g, &grid));
+  start[1] = g.n_views;
+  prob.gpu_memory = 4096;
+  CHECK_EQ_INT(dbtr_gpu_backend_create(&b, DBTR_MODE_FAST, &prob), DBTR_EGPU);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "with one view's ray records at a time");
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "allowed (--gpu-memory)");
+  dbtr_backend_destroy(&b);
   dbtr_geom_free(&g);
 }
 
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               projector_paths, out_of_memory_message)
+               batched_same_bits, projector_paths, out_of_memory_message)
