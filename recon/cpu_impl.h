@@ -51,9 +51,12 @@ static CSEP CF(sep_view)(const CF(tables) * t, size_t k, int *flag) {
 }
 
 /* Builds the separable tables with the shared builder (recon/separable.h), each view's steps
- * on one thread, and sets t->sep when every view passes its checks. The ray records are
- * checked first, so that a geometry that cannot be separable (a turned detector) allocates
- * nothing; where a later check fails, the tables are freed and the per-pixel forms run. */
+ * on one thread, and sets t->sep when every view passes its checks. The checks are those of
+ * the ray records (sep_rays) and of the footprints (sep_feet, which implies sep_check's: that
+ * one costs a candidate span per voxel and view, as much as a third of a per-pixel back
+ * projection), and the slots' sizes (sep_slots). The first two come first, so that a
+ * geometry that is not separable (a turned detector) allocates nothing; where the last
+ * fails, the tables are freed. Either way the per-pixel forms run then. */
 static int CF(sep_init)(CF(tables) * t) {
   int *flags, rc;
   long long nv = (long long)t->n_views;
@@ -61,7 +64,10 @@ static int CF(sep_init)(CF(tables) * t) {
   if ((rc = dbtr_alloc((void **)&flags, t->n_views, sizeof *flags, "separable checks"))) return rc;
   memset(flags, 0, t->n_views * sizeof *flags);
 #pragma omp parallel for schedule(static) num_threads(t->threads)
-  for (long long k = 0; k < nv; k++) PF(sep_rays)(t->rays + 4 * (size_t)k * t->n_pix, 1, nr, nc, &flags[k]);
+  for (long long k = 0; k < nv; k++) {
+    PF(sep_rays)(t->rays + 4 * (size_t)k * t->n_pix, 1, nr, nc, &flags[k]);
+    PF(sep_feet)(t->foot + (size_t)k * (size_t)nz, 1, nz, &flags[k]);
+  }
   for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
   size_t vz = t->n_views * (size_t)nz, ncx, ncy, nsx, nsy;
   CSEP *s = &t->tabs;
@@ -78,10 +84,8 @@ static int CF(sep_init)(CF(tables) * t) {
 #pragma omp parallel for schedule(static) num_threads(t->threads)
     for (long long k = 0; k < nv; k++) {
       CSEP v = CF(sep_view)(t, (size_t)k, &flags[k]);
-      const CFOOT *foot = t->foot + (size_t)k * (size_t)nz;
       PF(sep_cross)(t->rays + 4 * (size_t)k * t->n_pix, 1, nz, nr, nc, nx, ny, v.cx, v.cy);
-      PF(sep_slots)(foot, 1, nz, nr, nc, nx, ny, v);
-      PF(sep_check)(foot, 1, nz, nr, nc, nx, ny, v);
+      PF(sep_slots)(t->foot + (size_t)k * (size_t)nz, 1, nz, nr, nc, nx, ny, v);
     }
     for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
     t->sep = !found;

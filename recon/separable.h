@@ -15,7 +15,7 @@
  * results are forward_ray's and gather_view's, bit for bit: this file does no floating-point
  * arithmetic of its own, only look-ups and calls to those functions. Before the tables are
  * used, the builder checks that a view is separable in exactly this sense (ray_separable,
- * slots_match; "The builder" below).
+ * slots_match, or the footprints' condition that implies slots_match; "The builder" below).
  *
  * A template, like recon/proj_impl.h: include it after an instance of that file, with
  *   DBTR_T, DBTR_FN(name)  that instance's type and names (its functions are called, and
@@ -166,6 +166,25 @@ static inline DBTR_HD void DBTR_FN(sep_check)(const DBTR_FOOT *foot, size_t n_vi
     if (!DBTR_FN(slots_match)(&foot[kz], (int)x, (int)y, n_rows, n_cols, sep.xs[kz * (size_t)nx + x],
                               sep.ys[kz * (size_t)ny + y]))
       *sep.flag = 1;
+  }
+}
+
+/* The footprints' condition under which sep_check cannot fail, checked once per view and
+ * slice instead of once per voxel: the CPU reference's step in sep_check's place (the GPU,
+ * with threads to spare, checks every voxel). Where h[1], h[3], h[6] and h[7] are zeros (+0 or
+ * -0), candidate_span's product of each with a voxel index (a finite value >= 0) is a zero
+ * with the coefficient's sign, whatever the index; so its w is the same for every voxel, its
+ * c a function of x alone and its r of y alone, bit for bit. The box gather_view visits is
+ * then the column pixels of x's span times the row pixels of y's, empty when either is; and
+ * sep_slots took x's column slots from that same span (found at y = 0) and y's row slots
+ * likewise (at x = 0): slots_match holds for every voxel. tests/test_separable.c checks that
+ * sep_check agrees wherever this holds. A detector parallel to the slices with u along x and
+ * v along y gives these zeros exactly (recon/rays.c, dbtr_footprint_reduce: each is a sum of
+ * products with a zero factor). */
+static inline DBTR_HD void DBTR_FN(sep_feet)(const DBTR_FOOT *foot, size_t n_views, int nz, int *flag) {
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz) {
+    const T *h = foot[i].h;
+    if (h[1] != (T)0 || h[3] != (T)0 || h[6] != (T)0 || h[7] != (T)0) *flag = 1;
   }
 }
 
