@@ -71,11 +71,12 @@ static void cpu_watch(const dbtr_subset_watch *w, double forward, int phase, lon
   w->fn(w->user, phase == 0 ? forward * f : forward + (1.0 - forward) * f);
 }
 
-/* A voxel and view of the gather costs about 4 times a ray and slice of the forward
- * projection: on the hologic preset (1664 x 2048 pixels and voxels a slice, 1 subset, 2
- * threads) the forward phase took 39 s and the gather 166 s. So the forward phase's share
- * is pixels / (pixels + 4 x voxels a slice). */
-#define CPU_GATHER_COST 4.0
+/* A voxel and view of the gather costs about 1.5 times a ray and slice of the forward
+ * projection: on the hologic preset (1664 x 2048 pixels and voxels a slice, 2 threads,
+ * bench_cpu) the forward projection took 4.66 s and the back projection 7.07 s, both through
+ * the separable tables. So the forward phase's share is pixels / (pixels + 1.5 x voxels a
+ * slice). */
+#define CPU_GATHER_COST 1.5
 #define CPU_WATCH(t, phase, row, rows)                                                                   \
   cpu_watch((t)->watch,                                                                                  \
             (double)(t)->n_pix / ((double)(t)->n_pix + CPU_GATHER_COST * (double)(t)->nx * (double)(t)->ny), \
