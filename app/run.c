@@ -97,7 +97,7 @@ int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gr
   const char *be = o->backend.backend ? o->backend.backend : "auto";
   char name[256];
   int cpu = !strcmp(be, "cpu") || (!strcmp(be, "auto") && !dbtr_gpu_available(name, sizeof name));
-  if (cpu) need += dbtr_cpu_backend_bytes(p, (size_t)n_proj, (size_t)n_vox);
+  if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
   char what[128];
   snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side",
            p == DBTR_PREC_DOUBLE ? "double" : "float");

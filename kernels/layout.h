@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "recon/separable_types.h"
+
 /* DBTR_BLOCK: threads per block of the one-dimensional kernels (the ray set-up, the forward
  * projection, whose block is DBTR_BLOCK pixels of one detector row, the partial sums' reduction
  * and the separable set-up); a power of two, as the fixed-shape tree of the block sums needs.
@@ -58,59 +60,13 @@ enum {
 /* The number of groups of DBTR_GROUP voxel rows in ny rows. */
 #define DBTR_N_GROUPS(ny) DBTR_TILES(ny, DBTR_GROUP)
 
-/* The separable set-up (kernels/sep_setup.cuh) visits each element of a table once, in
- * DBTR_SETUP_FOR(i, n) { ... } over [0, n): on the device a grid-stride loop, in a grid of
- * DBTR_SETUP_BLOCKS blocks of DBTR_BLOCK threads; on the host a plain loop. No element's work
- * depends on another's in the same loop, so both do the same work. */
+/* The separable set-up kernels (kernels/sep_setup.cuh) run each step of the builder
+ * (DBTR_SETUP_FOR, recon/separable_types.h) in a grid of DBTR_SETUP_BLOCKS blocks of
+ * DBTR_BLOCK threads. */
 enum { DBTR_SETUP_BLOCKS = 1024 };
-#ifdef __CUDA_ARCH__
-#define DBTR_SETUP_FOR(i, n) \
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
-#else
-#define DBTR_SETUP_FOR(i, n) for (size_t i = 0; i < (n); i++)
-#endif
 
-/* ---- The separable tables' elements (kernels/separable.h) ---- */
-
-/* One axis of the crossing of a column's (or row's) rays with one slice, as crossing_1d
- * computes it: lower voxel index i and upper weight w, or i = DBTR_CROSS_NONE where the
- * crossing lies outside the grid's (-1, n) band. */
-#define DBTR_CROSS_NONE (-2147483647 - 1)
-typedef struct {
-  int i;
-  float w;
-} dbtr_cross_f;
-typedef struct {
-  int i;
-  double w;
-} dbtr_cross_d;
-
-/* The pixel slots of one voxel index along one axis: the pixels [p0, p0 + n) of its
- * candidate box along that axis (n = 0: none). A box of more than DBTR_SLOTS pixels along
- * an axis makes the view non-separable for the gather. A box holds at most 3 pixels while its
- * radius (the magnified voxel plus the margin) is under 1.5 pixels: voxels up to about 1.3
- * pixels wide at the top slice's magnification (1.07 for the presets' 45 to 50 mm stacks),
- * which covers reconstructing at the detector's resolution. */
-enum { DBTR_SLOTS = 3 };
-typedef struct {
-  int p0, n;
-} dbtr_slots;
-/* No slots, as a value in C and in C++ (which has no compound literals). */
-#ifdef __cplusplus
-#define DBTR_NO_SLOTS (dbtr_slots{0, 0})
-#else
-#define DBTR_NO_SLOTS ((dbtr_slots){0, 0})
-#endif
-/* The axis weight of each slot for its voxel; 0 past n or where the pixel's crossing does
- * not touch the voxel. Stored DBTR_SLOTW wide (the rest 0), so that they are one 16-byte
- * load in float. */
-enum { DBTR_SLOTW = 4 };
-typedef struct {
-  float w[DBTR_SLOTW];
-} dbtr_slotw_f;
-typedef struct {
-  double w[DBTR_SLOTW];
-} dbtr_slotw_d;
+/* ---- The separable tables' elements of the GPU's thread layout (kernels/separable.h); the
+ * rest are the reference's (recon/separable_types.h) ---- */
 
 /* Each voxel row's weight in each row of its group's union (above). */
 typedef struct {

@@ -1,6 +1,13 @@
 /* recon/cpu_impl.h: the CPU reference, as a template over the element type, included by
  * recon/cpu.c once for float and once for double. CT is the type, CF(name) names this
- * instance's functions, and PF(name) names the shared arithmetic of recon/proj_impl.h. */
+ * instance's functions, PF(name) names the shared arithmetic of recon/proj_impl.h and of
+ * recon/separable.h, and CSEP, CCROSS and CSLOTW are the separable tables' types.
+ *
+ * Where every view is separable (every preset; recon/separable.h), the forward projection
+ * looks each column's and row's crossing up and the gather each voxel index's pixel slots and
+ * axis weights, from tables built once with the shared builder; otherwise (a turned detector)
+ * each ray's crossings are computed and each voxel's candidate pixels tested, per pixel. Both
+ * give every output the same terms in the same order, so the same bits. */
 
 typedef struct {
   int nx, ny, nz, n_rows, n_cols;
@@ -9,14 +16,83 @@ typedef struct {
   CT *rays;   /* (n_views, n_rows, n_cols, 4) ray records */
   CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
   CFOOT *foot; /* (n_views, nz) */
+  int sep;    /* 1: every view is separable and the projectors use the tables */
+  CSEP tabs;  /* the separable tables (recon/separable.h); NULL pointers unless sep */
   const dbtr_subset_watch *watch; /* the subset's progress (recon/backend.h); NULL outside one */
 } CF(tables);
+
+static void CF(sep_free)(CSEP *s) {
+  free(s->cx);
+  free(s->cy);
+  free(s->xs);
+  free(s->ys);
+  free(s->xw);
+  free(s->yw);
+  memset(s, 0, sizeof *s);
+}
 
 static void CF(tables_free)(CF(tables) * t) {
   free(t->rays);
   free(t->lens);
   free(t->foot);
+  CF(sep_free)(&t->tabs);
   memset(t, 0, sizeof *t);
+}
+
+/* The tables of view k alone, as the builder's steps see them when called for one view, with
+ * their own flag. */
+static CSEP CF(sep_view)(const CF(tables) * t, size_t k, int *flag) {
+  size_t kz = k * (size_t)t->nz;
+  CSEP s = {t->tabs.cx + kz * (size_t)t->n_cols, t->tabs.cy + kz * (size_t)t->n_rows,
+            t->tabs.xs + kz * (size_t)t->nx,     t->tabs.ys + kz * (size_t)t->ny,
+            t->tabs.xw + kz * (size_t)t->nx,     t->tabs.yw + kz * (size_t)t->ny,
+            flag};
+  return s;
+}
+
+/* Builds the separable tables with the shared builder (recon/separable.h), each view's steps
+ * on one thread, and sets t->sep when every view passes its checks. The checks are those of
+ * the ray records (sep_rays) and of the footprints (sep_feet, which implies sep_check's: that
+ * one costs a candidate span per voxel and view, as much as a third of a per-pixel back
+ * projection), and the slots' sizes (sep_slots). The first two come first, so that a
+ * geometry that is not separable (a turned detector) allocates nothing; where the last
+ * fails, the tables are freed. Either way the per-pixel forms run then. */
+static int CF(sep_init)(CF(tables) * t) {
+  int *flags, rc;
+  long long nv = (long long)t->n_views;
+  int nz = t->nz, nr = t->n_rows, nc = t->n_cols, nx = t->nx, ny = t->ny, found = 0;
+  if ((rc = dbtr_alloc((void **)&flags, t->n_views, sizeof *flags, "separable checks"))) return rc;
+  memset(flags, 0, t->n_views * sizeof *flags);
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+  for (long long k = 0; k < nv; k++) {
+    PF(sep_rays)(t->rays + 4 * (size_t)k * t->n_pix, 1, nr, nc, &flags[k]);
+    PF(sep_feet)(t->foot + (size_t)k * (size_t)nz, 1, nz, &flags[k]);
+  }
+  for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
+  size_t vz = t->n_views * (size_t)nz, ncx, ncy, nsx, nsy;
+  CSEP *s = &t->tabs;
+  if (!found && !(rc = dbtr_size_mul(vz, (size_t)nc, &ncx, "separable tables")) &&
+      !(rc = dbtr_size_mul(vz, (size_t)nr, &ncy, "separable tables")) &&
+      !(rc = dbtr_size_mul(vz, (size_t)nx, &nsx, "separable tables")) &&
+      !(rc = dbtr_size_mul(vz, (size_t)ny, &nsy, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->cx, ncx, sizeof *s->cx, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->cy, ncy, sizeof *s->cy, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->xs, nsx, sizeof *s->xs, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->ys, nsy, sizeof *s->ys, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->xw, nsx, sizeof *s->xw, "separable tables")) &&
+      !(rc = dbtr_alloc((void **)&s->yw, nsy, sizeof *s->yw, "separable tables"))) {
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+    for (long long k = 0; k < nv; k++) {
+      CSEP v = CF(sep_view)(t, (size_t)k, &flags[k]);
+      PF(sep_cross)(t->rays + 4 * (size_t)k * t->n_pix, 1, nz, nr, nc, nx, ny, v.cx, v.cy);
+      PF(sep_slots)(t->foot + (size_t)k * (size_t)nz, 1, nz, nr, nc, nx, ny, v);
+    }
+    for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
+    t->sep = !found;
+  }
+  if (!t->sep) CF(sep_free)(s);
+  free(flags);
+  return rc;
 }
 
 static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid, int threads) {
@@ -62,7 +138,29 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
         lens[p] = PF(ray_setup)(&v, r, c, rays + 4 * p);
       }
   }
-  return 0;
+  if ((rc = CF(sep_init)(t))) CF(tables_free)(t);
+  return rc;
+}
+
+/* The forward projections of pixels [c0, c0 + m) of row r of view k through the separable
+ * tables: for each slice in forward_ray's order, the row's crossing (cy) and each column's
+ * (cx) are the ones forward_ray computes from the pixel's record (sep_rays checked that it is
+ * its column's and its row's), so each sum gets forward_ray's terms in its order. */
+static void CF(forward_sep)(const CF(tables) * t, size_t k, int r, int c0, int m, const CT *vol, CT *out) {
+  CT sum[CPU_CHUNK];
+  for (int j = 0; j < m; j++) sum[j] = (CT)0;
+  size_t slice = (size_t)t->nx * (size_t)t->ny;
+  for (int z = 0; z < t->nz; z++) {
+    size_t kz = k * (size_t)t->nz + (size_t)z;
+    CCROSS cy = t->tabs.cy[kz * (size_t)t->n_rows + (size_t)r];
+    if (cy.i == DBTR_CROSS_NONE) continue;
+    const CCROSS *cx = t->tabs.cx + kz * (size_t)t->n_cols + (size_t)c0;
+    const CT *s = vol + (size_t)z * slice;
+    for (int j = 0; j < m; j++)
+      if (cx[j].i != DBTR_CROSS_NONE) sum[j] = PF(forward_add)(sum[j], s, cx[j].i, cy.i, cx[j].w, cy.w, t->nx, t->ny);
+  }
+  const CT *lens = t->lens + k * t->n_pix + (size_t)r * (size_t)t->n_cols + (size_t)c0;
+  for (int j = 0; j < m; j++) out[j] = PF(forward_end)(sum[j], lens[j]);
 }
 
 /* proj[v] = A vol for the views listed (n of them); out arrays are full size. */
@@ -72,10 +170,44 @@ static void CF(forward_views)(const CF(tables) * t, const size_t *views, size_t 
   for (long long vr = 0; vr < rows; vr++) {
     if (t->watch) CPU_WATCH(t, 0, vr, rows);
     size_t k = views[vr / t->n_rows];
-    size_t base = k * t->n_pix + (size_t)(vr % t->n_rows) * (size_t)t->n_cols;
-    for (int c = 0; c < t->n_cols; c++) {
-      size_t p = base + (size_t)c;
-      proj[p] = PF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, t->nx, t->ny, t->nz);
+    int r = (int)(vr % t->n_rows);
+    size_t base = k * t->n_pix + (size_t)r * (size_t)t->n_cols;
+    if (t->sep)
+      for (int c0 = 0; c0 < t->n_cols; c0 += CPU_CHUNK)
+        CF(forward_sep)(t, k, r, c0, t->n_cols - c0 < CPU_CHUNK ? t->n_cols - c0 : CPU_CHUNK, vol, proj + base + c0);
+    else
+      for (int c = 0; c < t->n_cols; c++) {
+        size_t p = base + (size_t)c;
+        proj[p] = PF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, t->nx, t->ny, t->nz);
+      }
+  }
+}
+
+/* Gather of voxels [x0, x0 + m) of row y of slice z over the listed views through the
+ * separable tables, into acc1 and acc2 (zero on entry; acc2 is left alone without e2). For
+ * each view, the rows of the voxel row's slots in order, then each voxel's column slots in
+ * order: gather_view's raster order over the voxel's box. A weight is the product of the
+ * column's and the row's axis weight, as weight_at forms it; a zero weight is skipped, as
+ * there (a zero row weight makes every weight of its row zero). */
+static void CF(gather_sep)(const CF(tables) * t, const size_t *views, size_t n, const CT *e1, const CT *e2, int z,
+                           int y, int x0, int m, CT *acc1, CT *acc2) {
+  for (size_t i = 0; i < n; i++) {
+    size_t k = views[i], kz = k * (size_t)t->nz + (size_t)z, yi = kz * (size_t)t->ny + (size_t)y;
+    dbtr_slots ys = t->tabs.ys[yi];
+    const CT *yw = t->tabs.yw[yi].w;
+    const dbtr_slots *xs = t->tabs.xs + kz * (size_t)t->nx + (size_t)x0;
+    const CSLOTW *xw = t->tabs.xw + kz * (size_t)t->nx + (size_t)x0;
+    for (int u = 0; u < ys.n; u++) {
+      if (yw[u] == (CT)0) continue;
+      size_t row = k * t->n_pix + (size_t)(ys.p0 + u) * (size_t)t->n_cols;
+      const CT *r1 = e1 + row, *r2 = e2 ? e2 + row : NULL;
+      for (int j = 0; j < m; j++)
+        for (int a = 0; a < xs[j].n; a++) {
+          CT w = PF(weight_xy)(xw[j].w[a], yw[u]);
+          if (w == (CT)0) continue;
+          int c = xs[j].p0 + a;
+          PF(accumulate)(w, r1[c], r2 ? r2[c] : (CT)0, r2 != NULL, &acc1[j], &acc2[j]);
+        }
     }
   }
 }
@@ -89,21 +221,29 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
   for (long long zy = 0; zy < rows; zy++) {
     int z = (int)(zy / t->ny), y = (int)(zy % t->ny);
     if (t->watch) CPU_WATCH(t, 1, zy, rows);
-    for (int x = 0; x < t->nx; x++) {
-      CT acc1 = (CT)0, acc2 = (CT)0;
-      for (size_t i = 0; i < n; i++) {
-        size_t k = views[i];
-        const CT *e2k = e2 ? e2 + k * t->n_pix : NULL;
-        PF(gather_view)(&t->foot[k * (size_t)t->nz + (size_t)z], t->rays + 4 * k * t->n_pix, e1 + k * t->n_pix, e2k, x,
-                        y, z, t->nx, t->ny, t->n_rows, t->n_cols, &acc1, &acc2);
-      }
-      size_t j = (size_t)zy * (size_t)t->nx + (size_t)x;
-      if (update == DBTR_UPDATE_BACK)
-        vol[j] = acc1;
-      else if (update == DBTR_UPDATE_TRANSMISSION)
-        vol[j] = PF(transmission_voxel)(vol[j], acc1, acc2);
+    for (int x0 = 0; x0 < t->nx; x0 += CPU_CHUNK) {
+      int m = t->nx - x0 < CPU_CHUNK ? t->nx - x0 : CPU_CHUNK;
+      CT acc1[CPU_CHUNK], acc2[CPU_CHUNK];
+      for (int j = 0; j < m; j++) acc1[j] = acc2[j] = (CT)0;
+      if (t->sep)
+        CF(gather_sep)(t, views, n, e1, e2, z, y, x0, m, acc1, acc2);
       else
-        vol[j] = PF(emission_voxel)(vol[j], acc1, acc2);
+        for (int j = 0; j < m; j++)
+          for (size_t i = 0; i < n; i++) {
+            size_t k = views[i];
+            const CT *e2k = e2 ? e2 + k * t->n_pix : NULL;
+            PF(gather_view)(&t->foot[k * (size_t)t->nz + (size_t)z], t->rays + 4 * k * t->n_pix, e1 + k * t->n_pix, e2k,
+                            x0 + j, y, z, t->nx, t->ny, t->n_rows, t->n_cols, &acc1[j], &acc2[j]);
+          }
+      for (int j = 0; j < m; j++) {
+        size_t v = (size_t)zy * (size_t)t->nx + (size_t)(x0 + j);
+        if (update == DBTR_UPDATE_BACK)
+          vol[v] = acc1[j];
+        else if (update == DBTR_UPDATE_TRANSMISSION)
+          vol[v] = PF(transmission_voxel)(vol[v], acc1[j], acc2[j]);
+        else
+          vol[v] = PF(emission_voxel)(vol[v], acc1[j], acc2[j]);
+      }
     }
   }
 }
@@ -269,3 +409,6 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
 #undef CFOOT
 #undef CVIEW_CONVERT
 #undef CFOOT_CONVERT
+#undef CSEP
+#undef CCROSS
+#undef CSLOTW

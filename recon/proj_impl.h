@@ -150,6 +150,16 @@ static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy
   return ADD(ADD(ADD(MUL(MUL(ux, uy), v00), MUL(MUL(wx, uy), v10)), MUL(MUL(ux, wy), v01)), MUL(MUL(wx, wy), v11));
 }
 
+/* One slice's term of a ray's forward sum: the sum so far plus the bilinear sample of slice s
+ * at the crossing (ix + wx, iy + wy). forward_ray adds its slices with it, and so does the
+ * CPU's separable forward projection (recon/cpu_impl.h), which looks the crossings up. */
+static inline DBTR_HD T DBTR_FN(forward_add)(T sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
+  return ADD(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
+}
+
+/* A ray's forward projection from its sum over the slices: times the path length per slice. */
+static inline DBTR_HD T DBTR_FN(forward_end)(T sum, T len) { return MUL(sum, len); }
+
 /* Forward projection of one ray through a volume (nz, ny, nx). */
 static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol, int nx, int ny, int nz) {
   T sum = (T)0;
@@ -158,9 +168,9 @@ static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol
     int ix, iy;
     T wx, wy;
     if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) continue;
-    sum = ADD(sum, DBTR_FN(bilinear)(vol + (size_t)k * slice, ix, iy, wx, wy, nx, ny));
+    sum = DBTR_FN(forward_add)(sum, vol + (size_t)k * slice, ix, iy, wx, wy, nx, ny);
   }
-  return MUL(sum, len);
+  return DBTR_FN(forward_end)(sum, len);
 }
 
 /* The weight one axis of a crossing (lower index i, upper weight w) gives voxel index x

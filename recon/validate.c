@@ -96,7 +96,7 @@ static size_t proj_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return
 static double working_bytes(const dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
   dbtr_precision p = v->have_ref[DBTR_VREF_DOUBLE] ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
-  return ((double)m->n_vox + (double)m->n_proj) * (2.0 * 8.0 + 4.0) + dbtr_cpu_backend_bytes(p, m->n_proj, m->n_vox);
+  return ((double)m->n_vox + (double)m->n_proj) * (2.0 * 8.0 + 4.0) + dbtr_cpu_backend_bytes(p, m->prob.geom, m->prob.grid);
 }
 
 /* The memory the recording may take: what opts gives, or what is available less the

@@ -1,28 +1,34 @@
-/* tests/separable_check.h: the separable gather of kernels/separable.h against the
- * per-pixel one, on the CPU, in one precision. Included by tests/test_separable.c once per
+/* tests/separable_check.h: the separable tables (recon/separable.h) and the GPU's gather
+ * over them (kernels/separable.h) against the per-pixel forms, on the CPU, in one precision;
+ * and the CPU reference's projector, which uses the same tables, against the same forms. Included by tests/test_separable.c once per
  * precision, with
  *   ST       the type (float or double)
  *   SF(name) the shared function `name` of that precision (t_name_f, t_name_d): those of
- *            recon/proj_impl.h and of kernels/separable.h
+ *            recon/proj_impl.h, recon/separable.h and kernels/separable.h
  *   SN(name) a name for this instance
  *   STABLES  kernels/separable.h's tables type of that precision
  *   SVIEW, SFOOT                 the view and footprint types
  *   SVIEW_CONVERT, SFOOT_CONVERT the host's rounding of views and footprints
+ *   SPREC    the dbtr_precision of ST
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
- * (kernels/separable.h, run step by step as kernels/sep_setup.cuh runs it), then compares
- * every voxel's gather with the per-pixel reference, bit for bit. */
+ * (run step by step as kernels/sep_setup.cuh runs it), then compares every voxel's gather with
+ * the per-pixel reference, bit for bit. */
 
 typedef struct {
   size_t nv, nz, nr, nc, nx, ny, ng, npix;
   ST *rays;     /* (nv, nr, nc, 4) */
+  ST *lens;     /* (nv, nr, nc) */
   SFOOT *foot;  /* (nv, nz) */
   STABLES sep;  /* the tables, in host memory */
   int flag;     /* sep.flag points here */
+  int check_ok; /* sep_check found every voxel's slots its box */
+  int feet_ok;  /* sep_feet found the footprints' condition that implies it */
 } SN(tables);
 
 static void SN(tables_free)(SN(tables) * t) {
   free(t->rays);
+  free(t->lens);
   free(t->foot);
   free(t->sep.cx);
   free(t->sep.cy);
@@ -44,7 +50,7 @@ static void SN(geometry)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid *gr
     SVIEW_CONVERT(&vd, &v);
     ST *rays = t->rays + 4 * k * t->npix;
     for (int r = 0; r < nr; r++)
-      for (int c = 0; c < nc; c++) SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c)); /* the length is not needed */
+      for (int c = 0; c < nc; c++) t->lens[k * t->npix + (size_t)(r * nc + c)] = SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c));
     for (size_t z = 0; z < t->nz; z++) {
       dbtr_footprint_d fd;
       dbtr_footprint_reduce(g, grid, k, z, &fd);
@@ -63,6 +69,7 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   size_t vz = t->nv * t->nz;
   STABLES *s = &t->sep;
   t->rays = malloc(t->nv * t->npix * 4 * sizeof(ST));
+  t->lens = malloc(t->nv * t->npix * sizeof(ST));
   t->foot = malloc(vz * sizeof(SFOOT));
   s->cx = malloc(vz * t->nc * sizeof *s->cx);
   s->cy = malloc(vz * t->nr * sizeof *s->cy);
@@ -72,7 +79,7 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   s->xw = malloc(vz * t->nx * sizeof *s->xw);
   s->yw = malloc(vz * t->ny * sizeof *s->yw);
   s->gw = malloc(vz * t->ng * sizeof *s->gw);
-  if (!t->rays || !t->foot || !s->cx || !s->cy || !s->xs || !s->ys || !s->gs || !s->xw || !s->yw || !s->gw) {
+  if (!t->rays || !t->lens || !t->foot || !s->cx || !s->cy || !s->xs || !s->ys || !s->gs || !s->xw || !s->yw || !s->gw) {
     TEST__FAIL("out of memory");
     return 0;
   }
@@ -83,7 +90,16 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   SF(sep_rays)(t->rays, t->nv, nr, nc, s->flag);
   SF(sep_cross)(t->rays, t->nv, nz, nr, nc, nx, ny, s->cx, s->cy);
   SF(sep_slots)(t->foot, t->nv, nz, nr, nc, nx, ny, *s);
-  SF(sep_check)(t->foot, t->nv, nz, nr, nc, nx, ny, *s);
+  /* sep_check on a flag of its own, to compare it with sep_feet, the CPU reference's step in
+   * its place. */
+  STABLES check = *s;
+  int check_flag = 0, feet_flag = 0;
+  check.flag = &check_flag;
+  SF(sep_check)(t->foot, t->nv, nz, nr, nc, nx, ny, check);
+  SF(sep_feet)(t->foot, t->nv, nz, &feet_flag);
+  t->check_ok = !check_flag;
+  t->feet_ok = !feet_flag;
+  t->flag |= check_flag;
   SF(sep_groups)(t->nv, nz, ny, *s);
   s->on = !t->flag;
   return s->on;
@@ -146,6 +162,49 @@ static size_t SN(compare)(const SN(tables) * t) {
   return ndiff;
 }
 
+/* The CPU reference's projector (recon/cpu_impl.h: through the tables where the views are
+ * separable, per pixel otherwise) against forward_ray for every pixel and gather_view for every
+ * voxel, on a random volume and random projections, run on 2 threads. Returns the number of
+ * values that differ in their bits. */
+static size_t SN(compare_cpu)(const SN(tables) * t, const dbtr_geom *g, const dbtr_grid *grid) {
+  size_t nproj = t->nv * t->npix, nvox = t->nx * t->ny * t->nz, ndiff = 0;
+  ST *vol = malloc(nvox * sizeof(ST)), *proj = malloc(nproj * sizeof(ST)), *back = malloc(nvox * sizeof(ST));
+  ST *e = malloc(nproj * sizeof(ST));
+  dbtr_cpu_projector *cp = NULL;
+  if (!vol || !proj || !back || !e || dbtr_cpu_projector_create(&cp, g, grid, SPREC, 2)) {
+    TEST__FAIL("out of memory");
+    ndiff = 1;
+  }
+  test_rng_state = 11;
+  for (size_t i = 0; !ndiff && i < nvox; i++) vol[i] = (ST)test_rnd();
+  if (!ndiff) CHECK_OK(dbtr_cpu_forward(cp, vol, proj));
+  int nx = (int)t->nx, ny = (int)t->ny, nz = (int)t->nz, nr = (int)t->nr, nc = (int)t->nc;
+  for (size_t p = 0; !ndiff && p < nproj; p++)
+    ndiff += (size_t)!SN(same)(proj[p], SF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, nx, ny, nz));
+  /* Both signs, as ML-EM's pixel terms take; the back projection folds len into its input as
+   * dbtr_cpu_back does. */
+  for (size_t p = 0; !ndiff && p < nproj; p++) {
+    proj[p] = (ST)(test_rnd() - 0.5);
+    e[p] = proj[p] * t->lens[p];
+  }
+  if (!ndiff) CHECK_OK(dbtr_cpu_back(cp, proj, back));
+  for (size_t z = 0; !ndiff && z < t->nz; z++)
+    for (size_t y = 0; y < t->ny; y++)
+      for (size_t x = 0; x < t->nx; x++) {
+        ST r1 = 0, r2 = 0;
+        for (size_t k = 0; k < t->nv; k++)
+          SF(gather_view)(&t->foot[k * t->nz + z], t->rays + 4 * k * t->npix, e + k * t->npix, NULL, (int)x, (int)y,
+                          (int)z, nx, ny, nr, nc, &r1, &r2);
+        ndiff += (size_t)!SN(same)(back[(z * t->ny + y) * t->nx + x], r1);
+      }
+  dbtr_cpu_projector_destroy(&cp);
+  free(vol);
+  free(proj);
+  free(back);
+  free(e);
+  return ndiff;
+}
+
 #undef ST
 #undef SF
 #undef SN
@@ -154,3 +213,4 @@ static size_t SN(compare)(const SN(tables) * t) {
 #undef SFOOT
 #undef SVIEW_CONVERT
 #undef SFOOT_CONVERT
+#undef SPREC

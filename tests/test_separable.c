@@ -1,14 +1,18 @@
-/* tests/test_separable.c: the GPU's separable gather (kernels/separable.h), which it uses for
- * every preset, against the per-pixel reference, on the CPU: the same bits for every forward
- * ray and every voxel's gather, in float and in double, for every preset shape at test size;
- * and a turned detector is recognised as not separable. The tables come from the GPU's own
- * builder, so a fault planted there (tried: the crossings of the wrong slice in sep_cross, a
- * group's last row left out in sep_groups) fails every preset's case; the turned detector's
- * case fails only when both of the builder's checks (sep_rays and sep_check) are disabled,
- * as either one catches it. */
+/* tests/test_separable.c: the separable tables (recon/separable.h), which the CPU reference and
+ * the GPU use for every preset, against the per-pixel forms, on the CPU: the same bits for
+ * every voxel's gather through the GPU's gather (kernels/separable.h), and for every forward
+ * ray and every voxel's gather of the CPU reference's projector, in float and in double, for
+ * every preset shape at test size; and a turned detector is recognised as not separable, and
+ * projected per pixel. The tables come from the shared builder, so a fault planted there
+ * (tried: the crossings of the wrong slice in sep_cross, a group's last row left out in
+ * sep_groups) fails every preset's case, as does one in the CPU's gather (tried: a voxel's
+ * rows in reverse order); the turned detector's case fails only when both of
+ * the builder's checks (sep_rays and sep_check) are disabled, as either one catches it. The
+ * CPU's footprint check (sep_feet) holds for every preset and implies sep_check's verdict. */
 #include <string.h>
 
 #include "kernels/layout.h"
+#include "recon/cpu.h"
 #include "recon/rays.h"
 #include "tests/problems.h"
 #include "tests/test.h"
@@ -49,6 +53,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SFOOT dbtr_footprint_f
 #define SVIEW_CONVERT dbtr_view_to_f
 #define SFOOT_CONVERT dbtr_footprint_to_f
+#define SPREC DBTR_PREC_FLOAT
 #include "tests/separable_check.h"
 
 #define ST double
@@ -59,6 +64,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SFOOT dbtr_footprint_d
 #define SVIEW_CONVERT copy_view_d
 #define SFOOT_CONVERT copy_foot_d
+#define SPREC DBTR_PREC_DOUBLE
 #include "tests/separable_check.h"
 
 /* Builds both precisions' tables for a preset at test size, turned by rotate_deg about z
@@ -78,6 +84,12 @@ static void check_problem(const char *preset, double rotate_deg, size_t crop_x, 
   CHECK_EQ_INT(sd, expect_separable);
   if (sf && expect_separable) CHECK_EQ_U64(sep_f_compare(&tf), 0);
   if (sd && expect_separable) CHECK_EQ_U64(sep_d_compare(&td), 0);
+  /* The CPU's footprint check holds on every preset, and where it holds, so does sep_check. */
+  if (expect_separable) CHECK_EQ_INT(tf.feet_ok && td.feet_ok, 1);
+  if (tf.feet_ok) CHECK_EQ_INT(tf.check_ok, 1);
+  if (td.feet_ok) CHECK_EQ_INT(td.check_ok, 1);
+  CHECK_EQ_U64(sep_f_compare_cpu(&tf, &g, &grid), 0);
+  CHECK_EQ_U64(sep_d_compare_cpu(&td, &g, &grid), 0);
   sep_f_tables_free(&tf);
   sep_d_tables_free(&td);
   dbtr_geom_free(&g);
