@@ -15,17 +15,12 @@
 enum { BV = 3, BR = 250, BC = 700, BN = BV * BR * BC };
 
 /* A counts scan of BV x BR x BC with scalar i0 and no grid: values from 1000 up, in
- * thirds, so that no two neighbours are equal and float32 must round them. */
+ * thirds, so that no two neighbours are equal and float32 must round them. The rays to
+ * the far corners are 31 deg from z (390 mm across, 660 mm down), inside the 45 allowed. */
 static int make_big(dbtr_scan *s) {
   memset(s, 0, sizeof *s);
-  int rc = dbtr_geom_init(&s->geom, BV, BR, BC);
+  int rc = make_geometry(&s->geom, BV, BR, BC);
   if (rc) return rc;
-  for (size_t k = 0; k < BV; k++) {
-    s->geom.source[3 * k + 0] = 20.0 * ((double)k - 1.0);
-    s->geom.source[3 * k + 2] = 660.0;
-    s->geom.detector_u[3 * k + 0] = 0.1;
-    s->geom.detector_v[3 * k + 1] = 0.1;
-  }
   s->quantity = DBTR_QUANTITY_COUNTS;
   s->proj = malloc(BN * sizeof(double));
   s->i0 = malloc(sizeof(double));
@@ -74,7 +69,7 @@ DBTR_TEST(read_every_dtype) {
     for (size_t i = 0; i < BN; i++) bad += s.proj[i] != stored(want.proj[i], types[t]);
     CHECK_EQ_U64(bad, 0);
     CHECK(s.i0[0] == 60000.0);
-    CHECK(s.geom.source[2] == 660.0 && s.geom.detector_u[6] == 0.1);
+    CHECK(s.geom.source[2] == 660.0 && s.geom.detector_u[6] == 1.0);
     dbtr_scan_free(&s);
     remove(path);
   }
