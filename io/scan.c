@@ -78,6 +78,10 @@ typedef struct {
   hid_t proj; /* /projections */
   hid_t i0;   /* /i0, or invalid when absent */
   hsize_t dims[3];
+  /* 1 once the header is read, for the bulk arrays: threads may read and check them. The
+   * header may be read in a forked child (io/scan_guard.c), where OpenMP must start no
+   * threads: libgomp's pool from before the fork does not survive it. */
+  int threads;
 } reader;
 
 /* H5Lexists fails when a middle component is missing, so test each prefix in turn. */
@@ -237,7 +241,7 @@ static int check_storage(const reader *r, hid_t d, const char *name) {
 static int read_doubles(const reader *r, hid_t d, const char *name, size_t n, double *out) {
   char why[256];
   int rc = check_storage(r, d, name);
-  if (!rc) rc = dbtr__h5_read_bulk(r->file, d, n, out, r->path, name);
+  if (!rc && r->threads) rc = dbtr__h5_read_bulk(r->file, d, n, out, r->path, name);
   if (rc) return rc < 0 ? rc : 0;
   if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, dbtr__h5_reason(why, sizeof why));
@@ -256,12 +260,12 @@ static const char *value_fault(double x, value_rule rule) {
 
 /* The index of v's first value with a fault, or n. Threads scan blocks side by side and
  * the first block in order with a fault decides, so the answer is the serial scan's. */
-static size_t first_fault(const double *v, size_t n, value_rule rule) {
+static size_t first_fault(const double *v, size_t n, value_rule rule, int threads) {
   enum { BLOCKS = 256 };
   const size_t per = n / BLOCKS + 1; /* BLOCKS * per stays within n + BLOCKS: no overflow */
   size_t first[BLOCKS];
-  /* Below a few blocks' worth (the geometry, a scalar i0) starting threads costs more. */
-#pragma omp parallel for schedule(static) if (n >= 64 * BLOCKS)
+  /* Below a few blocks' worth (a scalar i0) starting threads costs more. */
+#pragma omp parallel for schedule(static) if (threads && n >= 64 * BLOCKS)
   for (int b = 0; b < BLOCKS; b++) {
     size_t i = (size_t)b * per, hi = i + per < n ? i + per : n;
     while (i < hi && !value_fault(v[i], rule)) i++;
@@ -276,7 +280,7 @@ static size_t first_fault(const double *v, size_t n, value_rule rule) {
  * gives the element's index in the dataset's own shape. */
 static int check_values(const reader *r, const char *name, const double *v, size_t n, int rank,
                         const hsize_t *dims, value_rule rule) {
-  size_t i = first_fault(v, n, rule);
+  size_t i = first_fault(v, n, rule, r->threads);
   if (i == n) return 0;
   hsize_t idx[3] = {0, 0, 0};
   size_t rest = i;
@@ -610,6 +614,7 @@ static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), vo
   if (!rc && s->has_grid) rc = dbtr_grid_check(&s->grid, &s->geom, grid_what);
   if (rc) return rc;
   if (header_done) header_done(ctx);
+  r->threads = 1;
   return read_arrays(r, s);
 }
 
@@ -621,7 +626,7 @@ int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(vo
   if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan path is empty");
   /* Our message names the cause; HDF5's printed stack would only bury it. */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}};
+  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}, 0};
   int rc = read_file(&r, s, header_done, ctx);
   dbtr__h5_close(&r.i0, H5Dclose);
   dbtr__h5_close(&r.proj, H5Dclose);
