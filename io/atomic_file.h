@@ -21,6 +21,7 @@ typedef struct {
   char *tmp;    /* temporary path in the same folder */
   int replace;  /* 1: the target existed at begin, and the commit replaces it */
   int slot;     /* the temporary's place in the signal clean-up list, or -1 */
+  int fd;       /* the temporary, open from begin to commit or abort, for the writeback */
 } dbtr_atomic_file;
 
 /* Refuses a target that exists and is not a regular file (a symbolic link included), with
@@ -34,6 +35,12 @@ int dbtr_atomic_check_target(const char *target);
 int dbtr_input_check(const char *path);
 /* Checks the target, that its folder is writable, and picks an unused temporary name. */
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
+/* Starts the disk writing what the writer has written to the temporary so far (by any
+ * descriptor: the page cache is the file's), without waiting for it. A writer of a large
+ * file calls it after each piece of some megabytes: the disk then works while the writer
+ * goes on, and the commit's fsync finds little left to wait for, instead of all of it
+ * (docs/performance.md, "Reading and writing"). A hint: a write error shows at the commit. */
+void dbtr_atomic_written(const dbtr_atomic_file *f);
 /* fsyncs the temporary file and renames it over the target. Frees f. */
 int dbtr_atomic_commit(dbtr_atomic_file *f);
 /* Removes the temporary file. Frees f; safe after commit or twice. */

@@ -66,8 +66,10 @@ static int make_header(const char *path, const dbtr_grid *g, const dbtr_tiff_opt
 }
 
 /* Writes the volume slice after slice: floats as they are, or converted to uint16 in
- * slice (NULL for float32). Returns 1 when znzlib took every byte. */
-static int write_data(znzFile fp, const dbtr_grid *g, const float *data, const dbtr_tiff_opts *opts, uint16_t *slice) {
+ * slice (NULL for float32), setting the disk to work on each (dbtr_atomic_written).
+ * Returns 1 when znzlib took every byte. */
+static int write_data(znzFile fp, const dbtr_atomic_file *f, const dbtr_grid *g, const float *data,
+                      const dbtr_tiff_opts *opts, uint16_t *slice) {
   const size_t plane = g->nx * g->ny; /* no overflow: the caller allocated (nz, ny, nx) */
   for (size_t k = 0; k < g->nz; k++) {
     const float *src = data + k * plane;
@@ -75,6 +77,7 @@ static int write_data(znzFile fp, const dbtr_grid *g, const float *data, const d
       for (size_t i = 0; i < plane; i++) slice[i] = dbtr_u16_store(src[i], opts->u16_scale, opts->u16_offset);
     size_t got = slice ? znzwrite(slice, sizeof *slice, plane, fp) : znzwrite(src, sizeof *src, plane, fp);
     if (got != plane) return 0;
+    dbtr_atomic_written(f);
   }
   return 1;
 }
@@ -95,7 +98,7 @@ static int write_file(const dbtr_atomic_file *f, int gzip, const nifti_1_header 
   }
   const nifti1_extender none = {{0, 0, 0, 0}}; /* extension[0] = 0: no extensions follow */
   int ok = znzwrite(hdr, 1, sizeof *hdr, fp) == sizeof *hdr && znzwrite(&none, 1, sizeof none, fp) == sizeof none &&
-           write_data(fp, g, data, opts, slice);
+           write_data(fp, f, g, data, opts, slice);
   int err = errno;
   /* gzclose and fclose write what they still hold: a full disk may show only here. */
   if (znzclose(fp) != 0 && ok) {

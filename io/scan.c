@@ -5,7 +5,8 @@
  * format attributes, every shape against /projections, sizes for overflow before any
  * allocation, and every value (finite geometry and projections, non-negative counts,
  * positive i0), and names the file and the dataset or attribute in each refusal. HDF5
- * converts any stored byte order and numeric type to native double for us. */
+ * converts any stored byte order and numeric type to native double for us; a dataset
+ * stored plainly is read faster around it (io/scan_bulk.c). */
 #include "io/scan.h"
 
 #include <errno.h>
@@ -77,6 +78,10 @@ typedef struct {
   hid_t proj; /* /projections */
   hid_t i0;   /* /i0, or invalid when absent */
   hsize_t dims[3];
+  /* 1 once the header is read, for the bulk arrays: threads may read and check them. The
+   * header may be read in a forked child (io/scan_guard.c), where OpenMP must start no
+   * threads: libgomp's pool from before the fork does not survive it. */
+  int threads;
 } reader;
 
 /* H5Lexists fails when a middle component is missing, so test each prefix in turn. */
@@ -232,10 +237,12 @@ static int check_storage(const reader *r, hid_t d, const char *name) {
   return 0;
 }
 
-static int read_doubles(const reader *r, hid_t d, const char *name, double *out) {
+/* The n values of d into out, as doubles. */
+static int read_doubles(const reader *r, hid_t d, const char *name, size_t n, double *out) {
   char why[256];
   int rc = check_storage(r, d, name);
-  if (rc) return rc;
+  if (!rc && r->threads) rc = dbtr__h5_read_bulk(r->file, d, n, out, r->path, name);
+  if (rc) return rc < 0 ? rc : 0;
   if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, dbtr__h5_reason(why, sizeof why));
   return 0;
@@ -243,28 +250,47 @@ static int read_doubles(const reader *r, hid_t d, const char *name, double *out)
 
 typedef enum { ANY_FINITE, NON_NEGATIVE, POSITIVE } value_rule;
 
+/* What is wrong with x under rule, or NULL. */
+static const char *value_fault(double x, value_rule rule) {
+  return !isfinite(x)                   ? "is not finite"
+         : rule == NON_NEGATIVE && x < 0 ? "is negative; counts must be >= 0"
+         : rule == POSITIVE && !(x > 0)  ? "is not positive; i0 must be > 0"
+                                         : NULL;
+}
+
+/* The index of v's first value with a fault, or n. Threads scan blocks side by side and
+ * the first block in order with a fault decides, so the answer is the serial scan's. */
+static size_t first_fault(const double *v, size_t n, value_rule rule, int threads) {
+  enum { BLOCKS = 256 };
+  const size_t per = n / BLOCKS + 1; /* BLOCKS * per stays within n + BLOCKS: no overflow */
+  size_t first[BLOCKS];
+  /* Below a few blocks' worth (a scalar i0) starting threads costs more. */
+#pragma omp parallel for schedule(static) if (threads && n >= 64 * BLOCKS)
+  for (int b = 0; b < BLOCKS; b++) {
+    size_t i = (size_t)b * per, hi = i + per < n ? i + per : n;
+    while (i < hi && !value_fault(v[i], rule)) i++;
+    first[b] = i < hi ? i : n;
+  }
+  for (int b = 0; b < BLOCKS; b++)
+    if (first[b] < n) return first[b];
+  return n;
+}
+
 /* Every value finite, and non-negative or positive where the rule asks; the message
  * gives the element's index in the dataset's own shape. */
 static int check_values(const reader *r, const char *name, const double *v, size_t n, int rank,
                         const hsize_t *dims, value_rule rule) {
-  for (size_t i = 0; i < n; i++) {
-    double x = v[i];
-    const char *what = !isfinite(x)                   ? "is not finite"
-                       : rule == NON_NEGATIVE && x < 0 ? "is negative; counts must be >= 0"
-                       : rule == POSITIVE && !(x > 0)  ? "is not positive; i0 must be > 0"
-                                                       : NULL;
-    if (!what) continue;
-    hsize_t idx[3] = {0, 0, 0};
-    size_t rest = i;
-    for (int k = rank - 1; k >= 0; k--) {
-      idx[k] = (hsize_t)(rest % (size_t)dims[k]);
-      rest /= (size_t)dims[k];
-    }
-    char at[96];
-    return dbtr_err(DBTR_EFORMAT, "%s: %s: value %g at %s %s", r->path, name, x,
-                    rank ? shape_str(at, sizeof at, rank, idx) : "(scalar)", what);
+  size_t i = first_fault(v, n, rule, r->threads);
+  if (i == n) return 0;
+  hsize_t idx[3] = {0, 0, 0};
+  size_t rest = i;
+  for (int k = rank - 1; k >= 0; k--) {
+    idx[k] = (hsize_t)(rest % (size_t)dims[k]);
+    rest /= (size_t)dims[k];
   }
-  return 0;
+  char at[96];
+  return dbtr_err(DBTR_EFORMAT, "%s: %s: value %g at %s %s", r->path, name, v[i],
+                  rank ? shape_str(at, sizeof at, rank, idx) : "(scalar)", value_fault(v[i], rule));
 }
 
 /* Opens attribute `attr` of obj holding exactly `count` elements of class cls (or of an
@@ -461,7 +487,7 @@ static int read_geometry(reader *r, dbtr_scan *s) {
   }
   double *dst[4] = {s->geom.source, s->geom.detector_center, s->geom.detector_u, s->geom.detector_v};
   for (int i = 0; i < 4 && !rc; i++) {
-    rc = read_doubles(r, d[i], dbtr__scan_geom_names[i], dst[i]);
+    rc = read_doubles(r, d[i], dbtr__scan_geom_names[i], 3 * s->geom.n_views, dst[i]);
     if (!rc) rc = check_values(r, dbtr__scan_geom_names[i], dst[i], 3 * s->geom.n_views, 2, dims, ANY_FINITE);
   }
   for (int i = 0; i < 4; i++) dbtr__h5_close(&d[i], H5Dclose);
@@ -544,7 +570,7 @@ static int read_arrays(reader *r, dbtr_scan *s) {
   void *p;
   int rc = dbtr_alloc(&p, n, sizeof(double), what);
   s->proj = p;
-  if (!rc) rc = read_doubles(r, r->proj, "/projections", s->proj);
+  if (!rc) rc = read_doubles(r, r->proj, "/projections", n, s->proj);
   if (!rc)
     rc = check_values(r, "/projections", s->proj, n, 3, r->dims,
                       s->quantity == DBTR_QUANTITY_COUNTS ? NON_NEGATIVE : ANY_FINITE);
@@ -553,7 +579,7 @@ static int read_arrays(reader *r, dbtr_scan *s) {
   snprintf(what, sizeof what, "%s: /i0", r->path);
   rc = dbtr_alloc(&p, m, sizeof(double), what);
   s->i0 = p;
-  if (!rc) rc = read_doubles(r, r->i0, "/i0", s->i0);
+  if (!rc) rc = read_doubles(r, r->i0, "/i0", m, s->i0);
   int rank = dbtr__scan_i0_rank(s->i0_shape);
   const hsize_t *dims = rank == 2 ? r->dims + 1 : r->dims;
   if (!rc) rc = check_values(r, "/i0", s->i0, m, rank, dims, POSITIVE);
@@ -588,6 +614,7 @@ static int read_file(reader *r, dbtr_scan *s, void (*header_done)(void *ctx), vo
   if (!rc && s->has_grid) rc = dbtr_grid_check(&s->grid, &s->geom, grid_what);
   if (rc) return rc;
   if (header_done) header_done(ctx);
+  r->threads = 1;
   return read_arrays(r, s);
 }
 
@@ -599,7 +626,7 @@ int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(vo
   if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan path is empty");
   /* Our message names the cause; HDF5's printed stack would only bury it. */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}};
+  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}, 0};
   int rc = read_file(&r, s, header_done, ctx);
   dbtr__h5_close(&r.i0, H5Dclose);
   dbtr__h5_close(&r.proj, H5Dclose);

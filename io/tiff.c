@@ -241,25 +241,31 @@ static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
  * linear where TIFFSetDirectory(k) would walk from the start each time. */
 static int goto_page(TIFF *t, size_t k) { return k == 0 ? TIFFSetDirectory(t, 0) : TIFFReadDirectory(t); }
 
-static int write_pixels(TIFF *t, tiff_writer *w, void *page) {
+/* Each page's samples go to the file as they are in memory: the file is in the machine's
+ * byte order (mode "w" without 'b' or 'l'), and an uncompressed strip is its raw bytes, so
+ * TIFFWriteRawStrip writes what TIFFWriteEncodedStrip would, without its in-place byte
+ * swap, which would force a copy of the caller's floats. uint16 pages are converted into
+ * page first. After each page the disk is set to work on it (dbtr_atomic_written). */
+static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint16_t *page) {
   const size_t n = (size_t)w->nx * w->ny; /* samples a page; page_bytes did not overflow */
   for (size_t k = 0; k < w->grid->nz; k++) {
     if (!goto_page(t, k))
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot reopen the IFD"));
     const float *src = w->data + k * n;
     if (w->u16)
-      for (size_t i = 0; i < n; i++) ((uint16_t *)page)[i] = u16_stored(w, src[i]);
-    else
-      memcpy(page, src, w->page_bytes); /* a copy: libtiff may byte-swap the buffer it is given */
-    if (TIFFWriteEncodedStrip(t, 0, page, (tmsize_t)w->page_bytes) < 0)
+      for (size_t i = 0; i < n; i++) page[i] = u16_stored(w, src[i]);
+    /* libtiff only reads the strip it is given; its parameter is not const. */
+    void *strip = w->u16 ? (void *)page : (void *)src;
+    if (TIFFWriteRawStrip(t, 0, strip, (tmsize_t)w->page_bytes) < 0)
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the pixels"));
     /* Only the strile arrays changed, so libtiff rewrites them in place, not at the end. */
     if (!TIFFFlush(t)) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot flush"));
+    dbtr_atomic_written(f);
   }
   return 0;
 }
 
-static int write_tiff(TIFF *t, tiff_writer *w) {
+static int write_tiff(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f) {
   const size_t nz = w->grid->nz;
   /* 1: every IFD, its strile arrays left for later, so the IFDs come first in the file. */
   for (size_t k = 0; k < nz; k++)
@@ -271,9 +277,9 @@ static int write_tiff(TIFF *t, tiff_writer *w) {
     if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t))
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the strip arrays"));
   /* 3: the pixel data, appended page after page into one contiguous block. */
-  void *page = NULL;
-  int rc = dbtr_alloc(&page, w->page_bytes, 1, w->path);
-  if (!rc) rc = write_pixels(t, w, page);
+  uint16_t *page = NULL;
+  int rc = w->u16 ? dbtr_alloc((void **)&page, w->page_bytes, 1, w->path) : 0;
+  if (!rc) rc = write_pixels(t, w, f, page);
   free(page);
   return rc;
 }
@@ -296,7 +302,7 @@ int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const float *da
   TIFF *t = tiff_open(f.tmp, mode, &w->log);
   if (!t) rc = dbtr_err(DBTR_EIO, "%s: %s", path, log_msg(&w->log, "libtiff cannot create the file"));
   if (t) {
-    rc = write_tiff(t, w);
+    rc = write_tiff(t, w, &f);
     tiff_close(t); /* TIFFClose has no result; a failure there shows up in the log */
     if (!rc && w->log.msg[0]) rc = dbtr_err(DBTR_EIO, "%s: %s", path, w->log.msg);
   }

@@ -30,19 +30,26 @@ enum { NV = 3, NR = 4, NC = 5, NP = NV * NR * NC };
 
 /* ---- a valid scan ---- */
 
-/* Sources 660 mm above a detector at z = 0 (the `ge` preset's SID), 20 mm apart in x, so
- * every ray is within 3 deg of z; 1 mm pixels; a grid of 5 x 4 x 3 voxels of 1 x 1 x 2 mm
- * over the detector, resting on it. */
+/* nv views of nr x nc pixels of 1 mm on a detector at z = 0, centred on the origin, with
+ * sources 660 mm above it (the `ge` preset's SID), 20 mm apart in x. */
+static inline int make_geometry(dbtr_geom *g, size_t nv, size_t nr, size_t nc) {
+  int rc = dbtr_geom_init(g, nv, nr, nc);
+  if (rc) return rc;
+  for (size_t k = 0; k < nv; k++) {
+    g->source[3 * k + 0] = 20.0 * ((double)k - 1.0);
+    g->source[3 * k + 2] = 660.0;
+    g->detector_u[3 * k + 0] = 1.0;
+    g->detector_v[3 * k + 1] = 1.0;
+  }
+  return 0;
+}
+
+/* make_geometry's, with every ray within 3 deg of z; a grid of 5 x 4 x 3 voxels of
+ * 1 x 1 x 2 mm over the detector, resting on it. */
 static inline int make_scan(dbtr_scan *s, dbtr_quantity q, dbtr_i0_shape shape) {
   memset(s, 0, sizeof *s);
-  int rc = dbtr_geom_init(&s->geom, NV, NR, NC);
+  int rc = make_geometry(&s->geom, NV, NR, NC);
   if (rc) return rc;
-  for (size_t k = 0; k < NV; k++) {
-    s->geom.source[3 * k + 0] = 20.0 * ((double)k - 1.0);
-    s->geom.source[3 * k + 2] = 660.0;
-    s->geom.detector_u[3 * k + 0] = 1.0;
-    s->geom.detector_v[3 * k + 1] = 1.0;
-  }
   s->quantity = q;
   s->proj = malloc(NP * sizeof(double));
   /* Values with no short binary expansion (a third, a sine), so float64 equality shows
