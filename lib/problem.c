@@ -46,16 +46,22 @@ int dbtr__data_expand(const dbtr_scan *scan, dbtr_algo algo, double **y, double 
   int rc = dbtr_geom_proj_count(&scan->geom, &n);
   *y = *i0 = NULL;
   if (rc) return rc;
+  /* Each element on its own, on every thread: the same values for any thread count. */
   size_t npix = scan->geom.n_rows * scan->geom.n_cols;
+  long long nn = (long long)n;
   if (algo == DBTR_ALGO_TRANSMISSION) {
     if ((rc = dbtr_alloc((void **)i0, n, sizeof(double), "i0"))) return rc;
-    for (size_t i = 0; i < n; i++) (*i0)[i] = dbtr_scan_i0(scan, i / npix, i % npix);
+    double *out = *i0;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) out[i] = dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix);
     return 0;
   }
   if (scan->quantity == DBTR_QUANTITY_LINE_INTEGRAL) return 0;
   if ((rc = dbtr_alloc((void **)y, n, sizeof(double), "line integrals"))) return rc;
-  for (size_t i = 0; i < n; i++)
-    (*y)[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, i / npix, i % npix));
+  double *out = *y;
+#pragma omp parallel for schedule(static)
+  for (long long i = 0; i < nn; i++)
+    out[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix));
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recon/cpu.h"
 #include "recon/error.h"
 
 double dbtr_count_to_line_integral(double y, double i0) {
@@ -47,19 +48,31 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
                            .threads = threads};
   /* Constant of the deviance, and the start value: the mean line integral of the data
    * (dbtr_count_to_line_integral for counts, y itself for line integrals) over the mean
-   * path length through the grid's slab. */
-  double sum_l = 0.0, sum_c = 0.0;
-  for (size_t i = 0; i < m->n_proj; i++) {
-    double y = data->y[i];
-    if (data->algo == DBTR_ALGO_TRANSMISSION) {
-      double i0 = data->i0[i];
-      if (y > 0.0) sum_c += y * log(y / i0);
-      double l = dbtr_count_to_line_integral(y, i0);
-      sum_l += l > 0.0 ? l : 0.0;
-    } else {
-      sum_l += y > 0.0 ? y : 0.0;
+   * path length through the grid's slab. The terms (two logarithms a pixel for counts) are
+   * computed a block at a time on every thread, then summed in pixel order by one, so the
+   * sums do not depend on the thread count (thesis: 0.53 -> 0.1 s of set-up). */
+  enum { BLOCK = 1 << 18 };
+  double *terms = malloc(2 * BLOCK * sizeof(double)), sum_l = 0.0, sum_c = 0.0;
+  if (!terms) {
+    dbtr_mlem_free(m);
+    return dbtr_err(DBTR_ENOMEM, "ML-EM set-up: out of memory");
+  }
+  int transmission = data->algo == DBTR_ALGO_TRANSMISSION, nt = dbtr_cpu_threads(threads);
+  for (size_t b0 = 0; b0 < m->n_proj; b0 += BLOCK) {
+    long long nb = (long long)(m->n_proj - b0 < BLOCK ? m->n_proj - b0 : BLOCK);
+    const double *yb = data->y + b0, *ib = transmission ? data->i0 + b0 : NULL;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long long i = 0; i < nb; i++) {
+      double y = yb[i], l = transmission ? dbtr_count_to_line_integral(y, ib[i]) : y;
+      terms[i] = l > 0.0 ? l : 0.0;
+      terms[BLOCK + i] = transmission && y > 0.0 ? y * log(y / ib[i]) : 0.0;
+    }
+    for (long long i = 0; i < nb; i++) {
+      sum_l += terms[i];
+      if (transmission && yb[i] > 0.0) sum_c += terms[BLOCK + i];
     }
   }
+  free(terms);
   m->fit_const = sum_c;
   double thickness = (double)data->grid->nz * data->grid->dz;
   double mean_l = sum_l / (double)m->n_proj;
@@ -78,7 +91,9 @@ void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, voi
     memcpy(dst, src, n * sizeof(double));
   } else {
     float *d = dst;
-    for (size_t i = 0; i < n; i++) d[i] = (float)src[i];
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) d[i] = (float)src[i];
   }
 }
 
