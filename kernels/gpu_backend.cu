@@ -62,9 +62,12 @@ int dbtr__gpu_no_room(const dbtr_gpu_memory *m) {
   char src[256];
   budget_source(m, src, sizeof src);
   if (m->need == SIZE_MAX) return dbtr_err(DBTR_EOVERFLOW, "GPU memory: the problem's buffers overflow the address space");
-  return dbtr_err(DBTR_EGPU, "GPU memory: the reconstruction needs %.3f GiB (%.3f GiB with one view's ray records at a "
-                  "time), %.3f GiB allowed %s", (double)m->need / gib, (double)m->need_min / gib,
-                  (double)m->allowed / gib, src);
+  /* Batches save nothing where their carried sums (the per-pixel gather's) outweigh the ray records. */
+  char batched[96] = "";
+  if (m->need_min < m->need)
+    snprintf(batched, sizeof batched, " (%.3f GiB with one view's ray records at a time)", (double)m->need_min / gib);
+  return dbtr_err(DBTR_EGPU, "GPU memory: the reconstruction needs %.3f GiB%s, %.3f GiB allowed %s",
+                  (double)m->need / gib, batched, (double)m->allowed / gib, src);
 }
 
 void dbtr__gpu_memory_describe(const dbtr_gpu_memory *m, char *out, size_t len) {
