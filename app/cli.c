@@ -427,8 +427,20 @@ static int convert_bytes(const char *text, void *target, char *why, size_t why_l
   return 1;
 }
 
-/* --threads and --gpu-memory are last, so that cli_threads_group and cli_gpu_memory_group
- * can take each alone. */
+/* --gpus N or all (-1). */
+static int convert_gpus(const char *text, void *target, char *why, size_t why_len) {
+  char *end;
+  long v = strcmp(text, "all") ? strtol(text, &end, 10) : -1;
+  if (v == -1 || (end != text && !*end && v >= 1 && v <= DBTR_GPUS_MAX)) {
+    *(int *)target = (int)v;
+    return 0;
+  }
+  snprintf(why, why_len, "'%s' is neither a number of GPUs from 1 to %d nor all", text, DBTR_GPUS_MAX);
+  return 1;
+}
+
+/* --threads, --gpu-memory and --gpus are last, so that cli_threads_group and
+ * cli_gpu_group can take them. */
 static const cli_opt backend_rows[] = {
     {"--backend", 0, CLI_CHOICE, offsetof(cli_backend_opts, backend), "B",
      .help = "cpu, gpu, or auto: the GPU when there is one, else the CPU", .def = "auto",
@@ -444,11 +456,14 @@ static const cli_opt backend_rows[] = {
      .help = "GPU memory the reconstruction may take, as 16GiB or 1.5G (default: what the\n"
              "GPU has free, less 0.25 GiB); less than it needs: the same bits, in batches",
      .convert = convert_bytes},
+    {"--gpus", 0, CLI_CUSTOM, offsetof(cli_backend_opts, gpus), "N",
+     .help = "GPUs to spread over, a number or all, with the bits of one GPU (default 1)",
+     .convert = convert_gpus},
 };
 
 cli_group cli_backend_group(cli_backend_opts *o) { return (cli_group){"backend", CLI_ROWS(backend_rows), o}; }
 cli_group cli_threads_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[3], 1, o}; }
-cli_group cli_gpu_memory_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[4], 1, o}; }
+cli_group cli_gpu_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[4], 2, o}; }
 
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
                        int quiet) {

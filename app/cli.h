@@ -126,11 +126,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Backend choice as the user gave it: the library's own (include/dbtr.h). */
 typedef dbtr_backend_opts cli_backend_opts;
 
-/* --backend, --mode, --precision, --threads, --gpu-memory, titled "backend"; --threads alone,
- * for commands that run on the CPU only; and --gpu-memory alone. */
+/* --backend, --mode, --precision, --threads, --gpu-memory, --gpus, titled "backend"; --threads
+ * alone, for commands that run on the CPU only; and --gpu-memory with --gpus. */
 cli_group cli_backend_group(cli_backend_opts *o);
 cli_group cli_threads_group(cli_backend_opts *o);
-cli_group cli_gpu_memory_group(cli_backend_opts *o);
+cli_group cli_gpu_group(cli_backend_opts *o);
 /* Creates the backend: gpu fails without a GPU; auto uses the GPU when there is one and
  * falls back to the CPU with a warning when the GPU cannot be used. */
 int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,

@@ -23,7 +23,7 @@ typedef struct {
   const char *in, *modes, *expect, *report, *diffs;
   size_t iterations, subsets;
   int lockstep, explain, quiet, force;
-  cli_backend_opts cpu; /* only threads (the CPU paths') and gpu_memory (each GPU path's) */
+  cli_backend_opts cpu; /* only threads (the CPU paths'), gpu_memory and gpus (each GPU path's) */
   app_grid_opts grid;
 } vopts;
 
@@ -57,7 +57,7 @@ static int parse_args(const char *cmd, int argc, char **argv, vopts *o, int *ex)
       cli_force_group(&o->force),
       cli_quiet_group(&o->quiet),
       cli_threads_group(&o->cpu),
-      cli_gpu_memory_group(&o->cpu),
+      cli_gpu_group(&o->cpu),
       app_grid_group(&o->grid, "reconstruction grid (as dbtr recon)", 1),
   };
   const cli_command spec = {
@@ -276,6 +276,7 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   if (o->report) mkdir(o->report, 0755);
   if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads))) goto fail;
   m.prob.gpu_memory = o->cpu.gpu_memory;
+  m.prob.gpus = o->cpu.gpus;
   if ((rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
   for (int p = 0; p < 2 && !o->quiet; p++)
     if (v.gpu_memory[p][0])

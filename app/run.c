@@ -181,6 +181,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     goto done;
   }
   m.prob.gpu_memory = o->backend.gpu_memory;
+  m.prob.gpus = o->backend.gpus;
   if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet)) || (rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
     ex = cli_fail(cmd, rc);
     goto done;

@@ -3,7 +3,7 @@
  * multi-threaded CPU reference on the same machine.
  *
  *   bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu]
- *               [--rotate DEG] [--batched]
+ *               [--rotate DEG] [--batched] [--gpus N]
  *
  * --rotate turns every view's detector by DEG about z, which makes the views non-separable
  * (kernels/separable.h), so the GPU runs its per-pixel gather: its speed on the same
@@ -12,7 +12,8 @@
  * --batched runs each mode a second time within the smallest GPU memory budget it can take,
  * which makes its ray records again one view at a time (kernels/gpu.h), and prints that
  * run's iteration time, its ratio to the unbatched one, the memory both took, and whether
- * the volume after one iteration has the unbatched run's bits.
+ * the volume after one iteration has the unbatched run's bits. --gpus N runs each mode again
+ * spread over N GPUs and prints the same, with the speed-up over one GPU.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
  * the update) and one iteration (CUDA events, after a warm-up), voxel-views per second,
@@ -156,31 +157,31 @@ static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
   return rc;
 }
 
-/* --batched: mode again within the smallest budget it takes (one view's ray records at a
- * time), against its unbatched backend b (timing tm, volume after one iteration vol). */
-static void batched_run(dbtr_mlem *m, dbtr_gpu_mode mode, dbtr_backend *b, const dbtr_gpu_timing *tm, int repeats,
-                        const void *vol, void *batch_vol, size_t vol_bytes) {
+/* Mode again on problem `prob` (m's, changed), against its first backend (timing tm, volume
+ * after one iteration vol); the line says what changed (label) and how the memory fits. */
+static void second_run(dbtr_mlem *m, dbtr_gpu_mode mode, const dbtr_problem *prob, const char *label,
+                       const dbtr_gpu_timing *tm, int repeats, const void *vol, void *vol2, size_t vol_bytes) {
   dbtr_gpu_memory mem;
-  dbtr_backend *bb = NULL;
-  dbtr_gpu_timing tb;
-  if (dbtr_gpu_memory_of(b, &mem)) die("GPU memory");
-  dbtr_problem prob = m->prob;
-  m->prob.gpu_memory = mem.need_min;
-  if (dbtr_gpu_backend_create(&bb, mode, &m->prob) || dbtr_mlem_load(m, bb, NULL, 0.0) ||
-      run_iteration(m, bb, batch_vol) || dbtr_gpu_benchmark(bb, repeats, &tb) || dbtr_gpu_memory_of(bb, &mem))
-    die("batched GPU backend");
-  m->prob = prob;
-  printf("  batched: %zu of %zu views' ray records at a time: iter %.2f ms (%.3fx unbatched, fwd %.3fx, back %.3fx), "
-         "%.3f of %.3f GiB; one iteration %s\n",
-         mem.batch, mem.n_views, tb.iteration_ms, tb.iteration_ms / tm->iteration_ms, tb.forward_ms / tm->forward_ms,
-         tb.back_ms / tm->back_ms, (double)mem.used / 1073741824.0, (double)mem.need / 1073741824.0,
-         memcmp(vol, batch_vol, vol_bytes) ? "DIFFERS from unbatched" : "bitwise as unbatched");
-  dbtr_backend_destroy(&bb);
+  dbtr_backend *b = NULL;
+  dbtr_gpu_timing t2;
+  dbtr_problem keep = m->prob;
+  m->prob = *prob;
+  if (dbtr_gpu_backend_create(&b, mode, &m->prob) || dbtr_mlem_load(m, b, NULL, 0.0) || run_iteration(m, b, vol2) ||
+      dbtr_gpu_benchmark(b, repeats, &t2) || dbtr_gpu_memory_of(b, &mem))
+    die(label);
+  m->prob = keep;
+  printf("  %s: %zu of %zu views' ray records at a time: iter %.2f ms (%.3fx the first, %.2fx as fast; fwd %.3fx, "
+         "back %.3fx), %.3f of %.3f GiB a GPU; one iteration %s\n",
+         label, mem.batch, mem.n_views, t2.iteration_ms, t2.iteration_ms / tm->iteration_ms,
+         tm->iteration_ms / t2.iteration_ms, t2.forward_ms / tm->forward_ms, t2.back_ms / tm->back_ms,
+         (double)mem.used / 1073741824.0, (double)mem.need / 1073741824.0,
+         memcmp(vol, vol2, vol_bytes) ? "DIFFERS from the first" : "bitwise as the first");
+  dbtr_backend_destroy(&b);
 }
 
 int main(int argc, char **argv) {
   const char *sys_name = "thesis";
-  int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1, batched = 0;
+  int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1, batched = 0, gpus = 1;
   double rotate_deg = 0.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--system") && i + 1 < argc) sys_name = argv[++i];
@@ -190,9 +191,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-cpu")) do_cpu = 0;
     else if (!strcmp(argv[i], "--rotate") && i + 1 < argc) rotate_deg = atof(argv[++i]);
     else if (!strcmp(argv[i], "--batched")) batched = 1;
+    else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) gpus = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu] "
-                      "[--rotate DEG] [--batched]\n");
+                      "[--rotate DEG] [--batched] [--gpus N]\n");
       return 2;
     }
   }
@@ -290,7 +292,8 @@ int main(int argc, char **argv) {
       if (run_iteration(&m, b, gpu_vol)) die("GPU iteration");
       same = memcmp(gpu_vol, cpu_vol[dp], nv * es[dp]) == 0 ? "identical" : "DIFFERS";
     }
-    if (batched && (dbtr_mlem_load(&m, b, NULL, 0.0) || run_iteration(&m, b, gpu_vol))) die("GPU iteration");
+    if ((batched || gpus > 1) && (dbtr_mlem_load(&m, b, NULL, 0.0) || run_iteration(&m, b, gpu_vol)))
+      die("GPU iteration");
     if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;
     double fl = floor_ms(&fc[dp][tm.separable], dp, bw);
@@ -299,7 +302,20 @@ int main(int argc, char **argv) {
            iterations * tm.iteration_ms / 1e3, voxel_views / (tm.forward_ms / 1e3), voxel_views / (tm.back_ms / 1e3),
            fl, tm.iteration_ms / fl, tm.iteration_ms / fast_iter, tm.separable ? "separable" : "per-pixel",
            cpu_iter * 1e3 / tm.iteration_ms, same);
-    if (batched) batched_run(&m, (dbtr_gpu_mode)mode, b, &tm, repeats, gpu_vol, batch_vol, nv * es[dp]);
+    dbtr_problem p2 = m.prob;
+    dbtr_gpu_memory mem;
+    if (batched) {
+      if (dbtr_gpu_memory_of(b, &mem)) die("GPU memory");
+      p2.gpu_memory = mem.need_min; /* the smallest budget: one view's ray records at a time */
+      second_run(&m, (dbtr_gpu_mode)mode, &p2, "batched", &tm, repeats, gpu_vol, batch_vol, nv * es[dp]);
+    }
+    if (gpus > 1) {
+      char label[32];
+      snprintf(label, sizeof label, "%d GPUs", gpus);
+      p2 = m.prob;
+      p2.gpus = gpus;
+      second_run(&m, (dbtr_gpu_mode)mode, &p2, label, &tm, repeats, gpu_vol, batch_vol, nv * es[dp]);
+    }
     dbtr_backend_destroy(&b);
   }
   dbtr_mlem_free(&m);

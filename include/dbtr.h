@@ -196,6 +196,7 @@ typedef struct {
   size_t gpu_memory;     /* bytes the GPU backend may take; 0: what the GPU has free, less a margin.
                             When every view's ray records do not fit, they are made again in
                             batches of views, with the same bits (docs/performance.md) */
+  int gpus;              /* GPUs to spread over, with the bits of one: 0 or 1: one; n: the first n; -1: all */
 } dbtr_backend_opts;
 
 typedef struct {
@@ -259,6 +260,7 @@ typedef struct {
   int explain;              /* add each mode's single-change variants after it */
   int threads;              /* CPU threads; 0: all */
   size_t gpu_memory;        /* bytes each GPU path may take, as dbtr_backend_opts.gpu_memory */
+  int gpus;                 /* GPUs each GPU path spreads over, as dbtr_backend_opts.gpus */
 } dbtr_validation_opts;
 
 /* One path after one iteration, against its reference. Valid during the callback only. */

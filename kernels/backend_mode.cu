@@ -149,11 +149,12 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
  * DBTR_XPAIR voxel columns (x and x + DBTR_GS_X) and group of DBTR_GROUP voxel rows of one
  * slice, a block DBTR_SEP_TILE_X columns by DBTR_GS_Y groups (kernels/layout.h); consecutive
  * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
- * and each voxel's sums are gather_view's, bit for bit (gather_sep). */
+ * and each voxel's sums are gather_view's, bit for bit (gather_sep). The slices are the nzs
+ * from z0 (of nz): all of them on one GPU, a slab of them on each of several. */
 __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, T *vol, int nx, int ny, int nz,
-                             int n_cols, size_t npix, int tiles_x, int update) {
-  int z = (int)(blockIdx.x % (unsigned)nz);
-  unsigned t = blockIdx.x / (unsigned)nz;
+                             int z0, int nzs, int n_cols, size_t npix, int tiles_x, int update) {
+  int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
+  unsigned t = blockIdx.x / (unsigned)nzs;
   int x0 = (int)(t % (unsigned)tiles_x) * DBTR_SEP_TILE_X + (int)threadIdx.x;
   int gi = (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
   if (x0 >= nx || gi >= sep.n_groups) return;
@@ -227,15 +228,16 @@ __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, i
     }
 }
 
-/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile. The ray
- * records are view views[i]'s (local 0) or slot i's (local 1). With carry (2 n_vox: the sums
- * a1, then a2), the views are one batch of a longer list: the sums start from carry unless
- * first, and go back to it unless last; only the last batch updates the voxel. */
+/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile, the nzs
+ * from z0 (as k_gather_sep). The ray records are view views[i]'s (local 0) or slot i's (local
+ * 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
+ * the sums start from carry unless first, and go back to it unless last; only the last batch
+ * updates the voxel. */
 __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, int local, const T *e, T *vol, int nx,
-                         int ny, int nz, int n_rows, int n_cols, int tiles_x, int update, T *carry, int first,
-                         int last) {
-  int z = (int)(blockIdx.x % (unsigned)nz);
-  unsigned t = blockIdx.x / (unsigned)nz;
+                         int ny, int nz, int z0, int nzs, int n_rows, int n_cols, int tiles_x, int update, T *carry,
+                         int first, int last) {
+  int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
+  unsigned t = blockIdx.x / (unsigned)nzs;
   int x0 = DBTR_MICRO * ((int)(t % (unsigned)tiles_x) * DBTR_GX + (int)threadIdx.x);
   int y0 = DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
   if (x0 >= nx || y0 >= ny) return;
@@ -286,8 +288,19 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
   }
 }
 
-typedef struct {
+/* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
+ * holds the whole problem (data, volume, tables), projects its share of each subset's views
+ * forward and updates its slab of slices, and the first part leads (parts, below). */
+typedef struct state state;
+struct state {
   dbtr__gpu_common common;
+  int dev;          /* the CUDA device it runs on */
+  int z0, z1;       /* the slices its gathers update: all, or its slab */
+  int n_parts;      /* the first part: the GPUs the backend spreads over; 1: one */
+  state *parts[DBTR_GPUS_MAX];
+  int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
+  int *owner;       /* the first part, on several GPUs: the part that projects each view */
+  double *partial_host; /* the first part, on several GPUs: each part's partial sums, then the merged ones */
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
@@ -305,7 +318,7 @@ typedef struct {
   sep_tables sep;
   int *sched, *all_views;
   double *partial, *fit;
-} state;
+};
 
 /* Whether the ray records are made batch by batch (the budget did not hold every view's). */
 static int batched(const state *s) { return s->batch < s->n_views; }
@@ -320,23 +333,38 @@ static int make_rays(state *s, const int *list, size_t n) {
 
 #include "kernels/sep_setup.cuh"
 
+static void part_free(state *s) {
+  if (!s) return;
+  cudaSetDevice(s->dev);
+  dbtr__gpu_arena_free(&s->arena);
+  free(s->subset_start);
+  free(s->sched_host);
+  free(s->owner);
+  free(s->partial_host);
+  free(s);
+}
+
 static void destroy(dbtr_backend *b) {
   state *s = (state *)b->impl;
-  if (s) {
-    dbtr__gpu_arena_free(&s->arena);
-    free(s->subset_start);
-    free(s);
-  }
+  if (s)
+    for (int d = s->n_parts - 1; d >= 0; d--) part_free(s->parts[d]);
   free(b);
 }
 
-/* The forward projection of views[0 .. n) with the pixel terms and the data fit: one launch,
- * or one a batch after its ray records, each writing its blocks' partial sums where the one
- * launch would, then one reduction. */
-static int launch_forward(state *s, const int *views, int n) {
-  int step = batched(s) ? (int)s->batch : n, rc;
-  for (int b0 = 0; b0 < n; b0 += step) {
-    int nb = n - b0 < step ? n - b0 : step;
+/* Makes part s's device the current one: every entry point starts here, so that backends on
+ * different devices can live side by side in one process. */
+static int use(const state *s) {
+  DBTR_CUDA_TRY(cudaSetDevice(s->dev));
+  return 0;
+}
+
+/* The forward projection of views[p0 .. p1) of a list of n (views points at the list), with
+ * the pixel terms: one launch, or one a batch after its ray records, each writing its blocks'
+ * data-fit partial sums where one launch over the whole list would. */
+static int forward_part(state *s, const int *views, int n, int p0, int p1) {
+  int step = batched(s) ? (int)s->batch : p1 - p0, rc;
+  for (int b0 = p0; b0 < p1; b0 += step) {
+    int nb = p1 - b0 < step ? p1 - b0 : step;
     if (batched(s) && (rc = make_rays(s, views + b0, (size_t)nb))) return rc;
     unsigned blocks = (unsigned)nb * (unsigned)s->n_rows * (unsigned)s->col_tiles;
     k_forward<<<blocks, DBTR_BLOCK>>>(views + b0, nb, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, batched(s),
@@ -344,6 +372,11 @@ static int launch_forward(state *s, const int *views, int n) {
                                       s->partial, (unsigned)n, (unsigned)b0);
     DBTR_CUDA_LAUNCHED();
   }
+  return 0;
+}
+
+/* The data fit of a forward projection of n views: its partial sums in one fixed order. */
+static int reduce_fit(state *s, int n) {
   k_reduce<<<1, DBTR_BLOCK>>>(s->partial, (size_t)n * (size_t)s->n_rows * (size_t)s->col_tiles, s->fit);
   DBTR_CUDA_LAUNCHED();
   return 0;
@@ -353,34 +386,117 @@ static int launch_forward(state *s, const int *views, int n) {
  * no ray records; the per-pixel one, batched, runs a batch at a time after its records,
  * carrying the sums (k_gather). */
 static int launch_gather(state *s, const int *views, int n) {
+  int nzs = s->z1 - s->z0;
   if (s->sep.on) {
     int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X), tiles_y = DBTR_TILES(s->sep.n_groups, DBTR_GS_Y);
-    unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
-    k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz,
-                                                           s->n_cols, s->npix, tiles_x, s->update);
+    unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
+    k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, s->sep, s->e, s->vol, s->nx, s->ny, s->nz, s->z0,
+                                                           nzs, s->n_cols, s->npix, tiles_x, s->update);
     DBTR_CUDA_LAUNCHED();
     return 0;
   }
   int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
-  unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
+  unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
   int step = batched(s) ? (int)s->batch : n, rc;
   for (int b0 = 0; b0 < n; b0 += step) {
     int nb = n - b0 < step ? n - b0 : step;
     if (batched(s) && (rc = make_rays(s, views + b0, (size_t)nb))) return rc;
     k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views + b0, nb, s->foot, s->rays, batched(s), s->e, s->vol, s->nx,
-                                                   s->ny, s->nz, s->n_rows, s->n_cols, tiles_x, s->update,
+                                                   s->ny, s->nz, s->z0, nzs, s->n_rows, s->n_cols, tiles_x, s->update,
                                                    batched(s) ? s->carry : NULL, b0 == 0, b0 + nb >= n);
     DBTR_CUDA_LAUNCHED();
   }
   return 0;
 }
 
+/* A list of views: the subset schedule from offset off (all 0), or every view (all 1); each
+ * part has it on its own device, and the first part on the host. */
+static const int *list_of(const state *p, int all, size_t off) { return all ? p->all_views : p->sched + off; }
+static int host_view(const state *s, int all, size_t off, int i) { return all ? i : s->sched_host[off + (size_t)i]; }
+
+/* The share [*p0, *p1) of n items that part d of parts takes: contiguous, in order. */
+static void share(int n, int d, int parts, int *p0, int *p1) {
+  *p0 = (int)((long long)n * d / parts);
+  *p1 = (int)((long long)n * (d + 1) / parts);
+}
+
+static int sync_parts(const state *s) {
+  for (int d = 0; d < s->n_parts; d++) {
+    int rc = use(s->parts[d]);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  return 0;
+}
+
+/* The forward projection of a list of n views with the data fit, into the first part's fit.
+ * On several GPUs each part projects its share; then each part's pixel terms go to every other
+ * part (the gathers need all of them), and each part's partial sums to the host, where they
+ * take the places one launch over the list would have given them, for the first part to
+ * reduce: the same sums in the same order as on one GPU. */
+static int forward(state *s, int all, size_t off, int n) {
+  int rc = 0;
+  if (s->n_parts == 1) {
+    rc = forward_part(s, list_of(s, all, off), n, 0, n);
+    return rc ? rc : reduce_fit(s, n);
+  }
+  int np = s->n_parts, p0, p1;
+  for (int d = 0; d < np && !rc; d++) {
+    state *p = s->parts[d];
+    share(n, d, np, &p0, &p1);
+    if (!(rc = use(p)) && p1 > p0) rc = forward_part(p, list_of(p, all, off), n, p0, p1);
+  }
+  if (rc || (rc = sync_parts(s))) return rc;
+  size_t terms = 2 * s->npix * sizeof(T), n_t = (size_t)s->n_rows * (size_t)s->col_tiles, np_n = (size_t)n * n_t;
+  double *merged = s->partial_host + (size_t)np * np_n;
+  for (int d = 0; d < np; d++) {
+    state *p = s->parts[d];
+    share(n, d, np, &p0, &p1);
+    for (int i = p0; i < p1; i++) {
+      size_t k = (size_t)host_view(s, all, off, i);
+      for (int d2 = 0; d2 < np; d2++)
+        if (d2 != d)
+          DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->e + 2 * k * s->npix, s->parts[d2]->dev, p->e + 2 * k * s->npix,
+                                       p->dev, terms));
+    }
+    double *h = s->partial_host + (size_t)d * np_n;
+    if ((rc = use(p))) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(h, p->partial, np_n * sizeof(double), cudaMemcpyDeviceToHost));
+    for (size_t t = 0; t < n_t; t++) memcpy(merged + t * (size_t)n + p0, h + t * (size_t)n + p0, (size_t)(p1 - p0) * sizeof(double));
+  }
+  if ((rc = use(s))) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(s->partial, merged, np_n * sizeof(double), cudaMemcpyHostToDevice));
+  if ((rc = reduce_fit(s, n)) || (rc = sync_parts(s))) return rc;
+  return use(s);
+}
+
+/* The gather with the update over a list of n views. On several GPUs each part updates its
+ * slab of slices, then sends it to every other part, so each holds the whole volume again. */
+static int gather(state *s, int all, size_t off, int n) {
+  int rc = 0;
+  if (s->n_parts == 1) return launch_gather(s, list_of(s, all, off), n);
+  for (int d = 0; d < s->n_parts && !rc; d++) {
+    state *p = s->parts[d];
+    if (!(rc = use(p))) rc = launch_gather(p, list_of(p, all, off), n);
+  }
+  if (rc || (rc = sync_parts(s))) return rc;
+  size_t slice = (size_t)s->nx * (size_t)s->ny;
+  for (int d = 0; d < s->n_parts; d++) {
+    state *p = s->parts[d];
+    size_t at = (size_t)p->z0 * slice, bytes = (size_t)(p->z1 - p->z0) * slice * sizeof(T);
+    for (int d2 = 0; d2 < s->n_parts; d2++)
+      if (d2 != d && bytes)
+        DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->vol + at, s->parts[d2]->dev, p->vol + at, p->dev, bytes));
+  }
+  if ((rc = sync_parts(s))) return rc;
+  return use(s);
+}
+
 static int subset(dbtr_backend *b, size_t sub, double *fit) {
   state *s = (state *)b->impl;
-  const int *views = s->sched + s->subset_start[sub];
-  int n = (int)(s->subset_start[sub + 1] - s->subset_start[sub]);
-  int rc = launch_forward(s, views, n);
-  if (!rc) rc = launch_gather(s, views, n);
+  int n = (int)(s->subset_start[sub + 1] - s->subset_start[sub]), rc = use(s);
+  if (!rc) rc = forward(s, 0, s->subset_start[sub], n);
+  if (!rc) rc = gather(s, 0, s->subset_start[sub], n);
   if (rc) return rc;
   double f;
   DBTR_CUDA_TRY(cudaMemcpy(&f, s->fit, sizeof f, cudaMemcpyDeviceToHost));
@@ -388,30 +504,54 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   return 0;
 }
 
+/* Every part gets the data and the volume. */
 static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol) {
   state *s = (state *)b->impl;
-  DBTR_CUDA_TRY(cudaMemcpy(s->y, y, s->nproj * sizeof(T), cudaMemcpyHostToDevice));
-  if (s->transmission) DBTR_CUDA_TRY(cudaMemcpy(s->i0, i0, s->nproj * sizeof(T), cudaMemcpyHostToDevice));
-  DBTR_CUDA_TRY(cudaMemcpy(s->vol, vol, s->nvox * sizeof(T), cudaMemcpyHostToDevice));
-  return 0;
+  for (int d = 0; d < s->n_parts; d++) {
+    state *p = s->parts[d];
+    int rc = use(p);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(p->y, y, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
+    if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
+    DBTR_CUDA_TRY(cudaMemcpy(p->vol, vol, p->nvox * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return use(s);
 }
 
+/* Every part holds the whole volume after each subset; the first part's serves. */
 static int get_volume(dbtr_backend *b, void *out) {
   state *s = (state *)b->impl;
+  int rc = use(s);
+  if (rc) return rc;
   DBTR_CUDA_TRY(cudaMemcpy(out, s->vol, s->nvox * sizeof(T), cudaMemcpyDeviceToHost));
   return 0;
 }
 
 static int set_volume(dbtr_backend *b, const void *in) {
   state *s = (state *)b->impl;
-  DBTR_CUDA_TRY(cudaMemcpy(s->vol, in, s->nvox * sizeof(T), cudaMemcpyHostToDevice));
-  return 0;
+  for (int d = 0; d < s->n_parts; d++) {
+    int rc = use(s->parts[d]);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(s->parts[d]->vol, in, s->nvox * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return use(s);
 }
 
+/* On several GPUs, each view's projection from the part that projects it. */
 static int get_projections(dbtr_backend *b, void *out) {
   state *s = (state *)b->impl;
-  DBTR_CUDA_TRY(cudaMemcpy(out, s->proj, s->nproj * sizeof(T), cudaMemcpyDeviceToHost));
-  return 0;
+  int rc = use(s);
+  if (rc) return rc;
+  if (s->n_parts == 1) {
+    DBTR_CUDA_TRY(cudaMemcpy(out, s->proj, s->nproj * sizeof(T), cudaMemcpyDeviceToHost));
+    return 0;
+  }
+  for (size_t k = 0; k < s->n_views; k++) {
+    const state *p = s->parts[s->owner[k]];
+    if ((rc = use(p))) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy((T *)out + k * s->npix, p->proj + k * s->npix, s->npix * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  return use(s);
 }
 
 static int median_ms(state *s, int repeats, int what, double *out) {
@@ -422,8 +562,8 @@ static int median_ms(state *s, int repeats, int what, double *out) {
   int rc = t ? 0 : dbtr_err(DBTR_ENOMEM, "benchmark: out of memory");
   for (int r = 0; r < repeats && !rc; r++) {
     cudaEventRecord(a);
-    if (what == 0) rc = launch_forward(s, s->all_views, (int)s->n_views);
-    else if (what == 1) rc = launch_gather(s, s->all_views, (int)s->n_views);
+    if (what == 0) rc = forward(s, 1, 0, (int)s->n_views);
+    else if (what == 1) rc = gather(s, 1, 0, (int)s->n_views);
     else {
       double f = 0.0;
       dbtr_backend tmp;
@@ -454,8 +594,9 @@ static int median_ms(state *s, int repeats, int what, double *out) {
 
 static int bench(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
   state *s = (state *)b->impl;
-  int rc;
+  int rc = use(s);
   double ignored;
+  if (rc) return rc;
   /* Warm-up: module load and first-touch costs stay out of the numbers. */
   if ((rc = median_ms(s, 1, 2, &ignored))) return rc;
   if ((rc = median_ms(s, repeats, 0, &out->forward_ms))) return rc;
@@ -586,28 +727,21 @@ static int check_launch_sizes(const state *s) {
   return 0;
 }
 
-}  // namespace
-
-extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
-  *out = NULL;
+/* One part on device dev, with every buffer of the problem, set up (kernels/gpu.h). */
+static int part_new(state **out, const dbtr_problem *prob, int dev) {
   const dbtr_geom *g = prob->geom;
   const dbtr_grid *grid = prob->grid;
-  int rc = dbtr_geom_check(g, "geometry");
-  if (!rc) rc = dbtr_grid_check(grid, g, "volume grid");
-  if (rc) return rc;
-  dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
   state *s = (state *)calloc(1, sizeof *s);
-  if (!b || !s) {
-    free(b);
-    free(s);
-    return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
-  }
-  b->impl = s;
-  b->destroy = destroy;
+  *out = s;
+  if (!s) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
   s->common.bench = bench;
+  s->dev = dev;
+  s->n_parts = 1;
+  s->parts[0] = s;
   s->nx = (int)grid->nx;
   s->ny = (int)grid->ny;
   s->nz = (int)grid->nz;
+  s->z1 = s->nz;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
   s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
@@ -618,7 +752,7 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   s->n_subsets = prob->n_subsets;
   s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
   s->subset_start = (size_t *)malloc((prob->n_subsets + 1) * sizeof(size_t));
-  if (!s->subset_start) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  int rc = s->subset_start ? use(s) : dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
   if (!rc) rc = dbtr_geom_proj_count(g, &s->nproj);
   if (!rc) rc = dbtr_grid_count(grid, &s->nvox);
   if (!rc) rc = check_launch_sizes(s);
@@ -628,6 +762,56 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
     rc = plan(s, prob);
   }
   if (!rc) rc = upload_geometry(s, prob);
+  return rc;
+}
+
+/* On several GPUs: the parts' slabs, and what the first part keeps on the host to lead them
+ * (the schedule, which part projects each view, room for the partial sums). */
+static int link_parts(state *s, const dbtr_problem *prob) {
+  int np = s->n_parts, p0, p1;
+  for (int d = 0; d < np; d++) share(s->nz, d, np, &s->parts[d]->z0, &s->parts[d]->z1);
+  size_t n_t = (size_t)s->n_rows * (size_t)s->col_tiles, room;
+  int rc = dbtr_size_mul(s->n_views * n_t, (size_t)np + 1, &room, "GPU partial sums");
+  if (!rc) rc = dbtr_alloc((void **)&s->partial_host, room, sizeof(double), "GPU partial sums");
+  if (!rc) rc = dbtr_alloc((void **)&s->sched_host, s->n_views, sizeof(int), "GPU schedule");
+  if (!rc) rc = dbtr_alloc((void **)&s->owner, s->n_views, sizeof(int), "GPU schedule");
+  for (size_t sub = 0; sub < prob->n_subsets && !rc; sub++) {
+    size_t off = prob->subset_start[sub];
+    int n = (int)(prob->subset_start[sub + 1] - off);
+    for (int d = 0; d < np; d++) {
+      share(n, d, np, &p0, &p1);
+      for (int i = p0; i < p1; i++) {
+        s->sched_host[off + (size_t)i] = (int)prob->subset_views[off + (size_t)i];
+        s->owner[prob->subset_views[off + (size_t)i]] = d;
+      }
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+
+/* One part per GPU (prob->gpus; all on device 0 with prob->gpu_share), the first leading. */
+extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
+  *out = NULL;
+  int rc = dbtr_geom_check(prob->geom, "geometry");
+  if (!rc) rc = dbtr_grid_check(prob->grid, prob->geom, "volume grid");
+  if (rc) return rc;
+  int np = prob->gpus > 1 ? prob->gpus : 1;
+  if (np > DBTR_GPUS_MAX) return dbtr_err(DBTR_EINVAL, "GPU backend: %d GPUs asked for, at most %d", np, DBTR_GPUS_MAX);
+  dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
+  state *parts[DBTR_GPUS_MAX] = {NULL};
+  if (!b) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  for (int d = 0; d < np && !rc; d++) rc = part_new(&parts[d], prob, prob->gpu_share ? 0 : d);
+  state *s = parts[0];
+  if (s) {
+    s->n_parts = 0;
+    for (int d = 0; d < np && parts[d]; d++) s->parts[s->n_parts++] = parts[d];
+  }
+  b->impl = s;
+  b->destroy = destroy;
+  if (!rc && np > 1) rc = link_parts(s, prob);
+  if (!rc) rc = use(s);
   if (rc) {
     destroy(b);
     return rc;
@@ -638,6 +822,7 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
   b->get_volume = get_volume;
   b->set_volume = set_volume;
   b->get_projections = get_projections;
+  s->common.memory.gpus = np;
   dbtr__gpu_memory_describe(&s->common.memory, b->memory, sizeof b->memory);
   *out = b;
   return 0;

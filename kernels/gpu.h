@@ -32,7 +32,11 @@ typedef struct {
   size_t free_bytes;  /* the GPU's free memory at set-up (capped, below) */
   size_t total_bytes; /* the GPU's memory */
   int capped;         /* 1: DBTR_GPU_MAX_BYTES capped free_bytes */
+  int gpus;           /* the GPUs the backend spreads over; the sizes above are each one's */
 } dbtr_gpu_memory;
+
+/* The CUDA devices this machine has; 0 without (or in a build without CUDA). */
+int dbtr_gpu_count(void);
 
 /* How GPU backend b fits its memory (b->memory says it in words); DBTR_EINVAL for a
  * backend that is not a GPU one. */

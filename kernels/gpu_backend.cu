@@ -71,15 +71,16 @@ int dbtr__gpu_no_room(const dbtr_gpu_memory *m) {
 }
 
 void dbtr__gpu_memory_describe(const dbtr_gpu_memory *m, char *out, size_t len) {
-  char src[256];
+  char src[256], each[32] = "";
   budget_source(m, src, sizeof src);
+  if (m->gpus > 1) snprintf(each, sizeof each, " on each of %d GPUs", m->gpus);
   if (m->batch >= m->n_views)
-    snprintf(out, len, "GPU memory: %.3f GiB needed, %.3f GiB allowed %s", (double)m->need / gib,
+    snprintf(out, len, "GPU memory%s: %.3f GiB needed, %.3f GiB allowed %s", each, (double)m->need / gib,
              (double)m->allowed / gib, src);
   else
-    snprintf(out, len, "GPU memory: %.3f GiB needed, %.3f GiB allowed %s: ray records made again for %zu of %zu views "
-             "at a time, %.3f GiB used", (double)m->need / gib, (double)m->allowed / gib, src, m->batch, m->n_views,
-             (double)m->used / gib);
+    snprintf(out, len, "GPU memory%s: %.3f GiB needed, %.3f GiB allowed %s: ray records made again for %zu of %zu "
+             "views at a time, %.3f GiB used", each, (double)m->need / gib, (double)m->allowed / gib, src, m->batch,
+             m->n_views, (double)m->used / gib);
 }
 
 int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a) {
@@ -103,6 +104,15 @@ void dbtr__gpu_arena_free(dbtr__gpu_arena *a) {
 int dbtr__gpu_upload(void *dst, const void *src, size_t bytes) {
   DBTR_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
   return 0;
+}
+
+extern "C" int dbtr_gpu_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
 }
 
 extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
@@ -135,7 +145,19 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, c
 #include "recon/modes.def"
   };
   if ((unsigned)mode >= DBTR_MODE_ALL_COUNT) return dbtr_err(DBTR_EINVAL, "unknown GPU mode %d", (int)mode);
-  int rc = create[mode](out, prob);
+  dbtr_problem p = *prob;
+  if (p.gpus < 0) p.gpus = n < DBTR_GPUS_MAX ? n : DBTR_GPUS_MAX;
+  if (p.gpus > n && !p.gpu_share)
+    return dbtr_err(DBTR_EINVAL, "--gpus %d: this machine has %d GPU%s", p.gpus, n, n == 1 ? "" : "s");
+  /* Direct copies between the GPUs where they can; elsewhere cudaMemcpyPeer goes through the host. */
+  for (int i = 0; i < p.gpus && !p.gpu_share; i++)
+    for (int j = 0; j < p.gpus; j++) {
+      int can = 0;
+      if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess || !can) continue;
+      cudaSetDevice(i);
+      if (cudaDeviceEnablePeerAccess(j, 0) != cudaSuccess) cudaGetLastError(); /* already enabled */
+    }
+  int rc = create[mode](out, &p);
   if (!rc) snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_gpu_mode_name(mode));
   return rc;
 }

@@ -27,3 +27,5 @@ int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
   (void)out;
   return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
 }
+
+int dbtr_gpu_count(void) { return 0; }

@@ -65,6 +65,7 @@ int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *gr
                         .i0 = r->i0};
   if (!rc) rc = dbtr_mlem_init(&r->m, &r->data, o->subsets ? o->subsets : 1, o->backend.threads);
   r->m.prob.gpu_memory = o->backend.gpu_memory;
+  r->m.prob.gpus = o->backend.gpus;
   if (!rc) rc = dbtr__backend_create(&o->backend, &r->m.prob, &r->b, r->fallback, sizeof r->fallback);
   if (!rc) rc = dbtr_mlem_load(&r->m, r->b, NULL, o->init);
   if (rc) {

@@ -45,6 +45,7 @@ int dbtr_validation_run(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
                            .iterations = opts->iterations, .lockstep = opts->lockstep};
   if (!rc) rc = dbtr_mlem_init(&m, &data, opts->subsets ? opts->subsets : 1, opts->threads);
   m.prob.gpu_memory = opts->gpu_memory;
+  m.prob.gpus = opts->gpus;
   if (!rc) rc = dbtr_validate_open(&v, &m, &vo);
   row_ctx c = {&v, on_row, user};
   if (!rc) rc = dbtr_validate_run(&v, on_row ? forward_row : NULL, &c);

@@ -40,8 +40,13 @@ typedef struct {
   const size_t *subset_views; /* n_views entries: the views of subset 0, then subset 1, ... */
   const size_t *subset_start; /* n_subsets + 1 offsets into subset_views */
   int threads;                /* CPU threads; 0 means all the machine has */
-  size_t gpu_memory;          /* bytes a GPU backend may take; 0: what the GPU has free, less a margin */
+  size_t gpu_memory;          /* bytes a GPU backend may take on each GPU; 0: what the GPU has free, less a margin */
+  int gpus;                   /* GPUs a GPU backend spreads over: 0 or 1: one; n: devices 0 .. n-1; -1: all */
+  int gpu_share;              /* 1: every one of those GPUs is device 0 (tests: the paths of several GPUs on one) */
 } dbtr_problem;
+
+/* The most GPUs one backend spreads over. */
+enum { DBTR_GPUS_MAX = 16 };
 
 /* How far a subset has come, for a person waiting on a long one. A backend that can tell
  * calls fn from the thread that called subset, with the fraction of the subset done (0 to

@@ -37,7 +37,7 @@ views_disagree i0_shape_disagree dims_overflow volume_dims_overflow nan_geometry
 nan_projection inf_projection negative_counts i0_zero i0_negative volume_outside_fov counts_above_i0
 external_storage unwritten_chunks virtual_missing_source virtual_self lzf_filter
 geometry_in_cm counts_are_line_integrals transposed"
-OTHER_CASES="missing_file not_regular_file memory_limit negative_iterations bad_gpu_memory unknown_mode unknown_option missing_value missing_output_folder
+OTHER_CASES="missing_file not_regular_file memory_limit negative_iterations bad_gpu_memory bad_gpus unknown_mode unknown_option missing_value missing_output_folder
 overwrite_input exists_no_force exists_force"
 # Files that crash libhdf5 1.10 itself, or make it loop (tests/fuzz/hdf5_known/): dbtr must
 # still end with exit 2 and one line naming the file (io/scan_guard.c), whether HDF5 fails
@@ -130,6 +130,7 @@ spec() {
     case $1 in
     negative_iterations) args="--iterations -3" needles="--iterations|-3" ;;
     bad_gpu_memory) args="$args --gpu-memory 16XB" needles="--gpu-memory|16XB|not a size" ;;
+    bad_gpus) args="$args --gpus 0" needles="--gpus|'0'|number of GPUs" ;;
     # More than the machine has: refused with the sizes before any buffer of the run exists
     # (the tiny run needs about 11 MB; the limit is 1 MB).
     memory_limit) env_vars=DBTR_MEMORY_LIMIT=1000000 want_rc=4 needles="reconstruction (CPU, float) needs|available" ;;

@@ -11,7 +11,9 @@
  *
  * Under a GPU memory budget too small for every view's ray records (kernels/gpu.h), the
  * backend makes them again in batches of views; the match modes stay bitwise equal to the
- * CPU with batches of one view, and every mode gives the unbatched run's bits. */
+ * CPU with batches of one view, and every mode gives the unbatched run's bits. Spread over
+ * several GPUs (real ones where the machine has them, else several parts on the one), every
+ * mode gives the bits of one GPU. */
 #include <string.h>
 
 #include "kernels/gpu.h"
@@ -137,7 +139,8 @@ DBTR_TEST(other_modes_close) {
 static int run_mode(test_mlem_problem *p, dbtr_gpu_mode mode, budget b, void **vol, void **proj, double dev[ITERS]) {
   dbtr_backend *be = NULL;
   size_t es = dbtr_precision_size(dbtr_gpu_mode_precision(mode));
-  int rc = set_budget(p, mode, b);
+  p->m.prob.gpu_memory = 0;
+  int rc = b == BUDGET_NONE ? 0 : set_budget(p, mode, b);
   if (!rc) rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob);
   if (!rc) rc = dbtr_mlem_load(&p->m, be, NULL, 0.0);
   for (int it = 0; it < ITERS && !rc; it++) rc = dbtr_mlem_iterate(&p->m, be, &dev[it]);
@@ -175,6 +178,60 @@ DBTR_TEST(batched_same_bits) {
         free(vol[i]);
         free(proj[i]);
       }
+      test_mlem_problem_close(&p);
+    }
+}
+
+/* The results of two runs, the same bits? what names the second. */
+static void require_same_run(const char *what, dbtr_gpu_mode m, const test_mlem_problem *p, void *vol[2],
+                             void *proj[2], double dev[2][ITERS]) {
+  size_t es = dbtr_precision_size(dbtr_gpu_mode_precision(m));
+  int sv = !memcmp(vol[0], vol[1], p->m.n_vox * es), sp = !memcmp(proj[0], proj[1], p->m.n_proj * es);
+  int sd = !memcmp(dev[0], dev[1], sizeof dev[0]);
+  printf("%-34s %-12s volume %s, projections %s, deviance %s\n", what, dbtr_gpu_mode_name(m),
+         sv ? "same bits" : "DIFFER", sp ? "same bits" : "DIFFER", sd ? "same bits" : "DIFFERS");
+  CHECK(sv);
+  CHECK(sp);
+  CHECK(sd);
+}
+
+/* Every mode on several GPUs against one: hologic (the separable gather) and turned (the
+ * per-pixel one), 3 subsets, with 2 and 3 parts on the one GPU (3 does not divide the 5 views
+ * of a subset or the slices evenly), then on 2 real GPUs where the machine has them; and with
+ * 2 parts and ray records made one view at a time. */
+DBTR_TEST(gpus_same_bits) {
+  need_gpu();
+  int n_dev = dbtr_gpu_count();
+  const double rotate[2] = {0.0, 7.0};
+  for (int r = 0; r < 2; r++)
+    for (int m = 0; m < DBTR_MODE_COUNT; m++) {
+      test_mlem_problem p;
+      void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
+      double dev[2][ITERS];
+      REQUIRE_OK(test_mlem_problem_open(&p, "hologic", rotate[r], 0, 3, 0));
+      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
+      const struct {
+        int gpus, share;
+        budget b;
+        const char *what;
+      } runs[4] = {{2, 1, BUDGET_NONE, "2 parts on one GPU"},
+                   {3, 1, BUDGET_NONE, "3 parts on one GPU"},
+                   {2, 1, BUDGET_ONE_VIEW, "2 parts, one view's rays at a time"},
+                   {2, 0, BUDGET_NONE, "2 GPUs"}};
+      for (int i = 0; i < 4; i++) {
+        if (!runs[i].share && n_dev < 2) continue;
+        char what[96];
+        snprintf(what, sizeof what, "hologic%s, %s", r ? " turned" : "", runs[i].what);
+        p.m.prob.gpus = runs[i].gpus;
+        p.m.prob.gpu_share = runs[i].share;
+        REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, runs[i].b, &vol[1], &proj[1], dev[1]));
+        require_same_run(what, (dbtr_gpu_mode)m, &p, vol, proj, dev);
+        free(vol[1]);
+        free(proj[1]);
+        vol[1] = proj[1] = NULL;
+      }
+      free(vol[0]);
+      free(proj[0]);
       test_mlem_problem_close(&p);
     }
 }
@@ -235,4 +292,4 @@ DBTR_TEST(out_of_memory_message) {
 }
 
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               batched_same_bits, projector_paths, out_of_memory_message)
+               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message)

@@ -234,7 +234,8 @@ def _volume(handle: ctypes.c_void_p, shape: tuple) -> np.ndarray:
 def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
           iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None, init: float = 0.0,
           backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None, threads: int = 0,
-          gpu_memory: int = 0, callback: Optional[Callable[[Progress], None]] = None) -> np.ndarray:
+          gpu_memory: int = 0, gpus: int = 1,
+          callback: Optional[Callable[[Progress], None]] = None) -> np.ndarray:
     """ML-EM reconstruction, as `dbtr recon` does it, returning the (nz, ny, nx) volume in 1/mm:
     float32 when the backend computes in float, float64 in double.
 
@@ -245,13 +246,15 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
     not when it falls back). mode: the GPU floating-point mode (docs/modes.md). precision:
     "float" or "double" on the CPU (None: the mode's). gpu_memory: bytes the GPU backend may
     take (0: what the GPU has free, less a margin; less than the problem needs gives the same
-    bits in batches, docs/performance.md). callback(progress) runs after each
+    bits in batches, docs/performance.md). gpus: GPUs to spread over (-1: all), with the bits
+    of one. callback(progress) runs after each
     iteration; an exception it raises stops the reconstruction and propagates."""
     keep: list = []
     s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
     enc = (lambda x: x.encode() if x is not None else None)
     opts = _lib.ReconOpts(int(subsets), enc(algorithm), float(init),
-                          _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads), int(gpu_memory)))
+                          _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads), int(gpu_memory),
+                                           int(gpus)))
     r = ctypes.c_void_p()
     _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
     running = True
@@ -341,12 +344,12 @@ def modes() -> list:
 
 def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
-             explain: bool = False, threads: int = 0, gpu_memory: int = 0,
+             explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1,
              callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:
     """Runs the CPU references and the paths side by side, as `dbtr validate` does, and returns
     every row. paths: GPU modes and the CPU paths "cpu-1-thread" and "cpu-float" (default:
-    every mode with a GPU, the two CPU paths without). gpu_memory: as recon's, for each GPU
-    path. callback(row) sees each row as it is
+    every mode with a GPU, the two CPU paths without). gpu_memory, gpus: as recon's, for each
+    GPU path. callback(row) sees each row as it is
     measured; an exception it raises is raised when the run ends."""
     if paths is None:
         paths = modes() if gpu_available() else ["cpu-1-thread", "cpu-float"]
@@ -354,7 +357,7 @@ def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: 
     s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
     names = (ctypes.c_char_p * len(paths))(*(p.encode() for p in paths))
     opts = _lib.ValidationOpts(names, len(paths), int(iterations), int(subsets), int(lockstep), int(explain),
-                               int(threads), int(gpu_memory))
+                               int(threads), int(gpu_memory), int(gpus))
     rows: list = []
     errors: list = []
 

@@ -70,7 +70,7 @@ class ScanWriteOpts(ctypes.Structure):
 
 class BackendOpts(ctypes.Structure):
     _fields_ = [("backend", c_char_p), ("mode", c_char_p), ("precision", c_char_p), ("threads", c_int),
-                ("gpu_memory", c_size_t)]
+                ("gpu_memory", c_size_t), ("gpus", c_int)]
 
 
 class ReconOpts(ctypes.Structure):
@@ -85,7 +85,7 @@ class DiffStats(ctypes.Structure):
 class ValidationOpts(ctypes.Structure):
     _fields_ = [("paths", POINTER(c_char_p)), ("n_paths", c_size_t), ("iterations", c_size_t),
                 ("subsets", c_size_t), ("lockstep", c_int), ("explain", c_int), ("threads", c_int),
-                ("gpu_memory", c_size_t)]
+                ("gpu_memory", c_size_t), ("gpus", c_int)]
 
 
 class ValidationRow(ctypes.Structure):
