@@ -102,7 +102,9 @@ void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *d
     memcpy(dst, src, n * sizeof(float));
   } else {
     const double *s = src;
-    for (size_t i = 0; i < n; i++) dst[i] = (float)s[i];
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) dst[i] = (float)s[i];
   }
 }
 
@@ -111,7 +113,9 @@ void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double 
     memcpy(dst, src, n * sizeof(double));
   } else {
     const float *s = src;
-    for (size_t i = 0; i < n; i++) dst[i] = (double)s[i];
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) dst[i] = (double)s[i];
   }
 }
 

@@ -218,9 +218,13 @@ static int ref_state(const dbtr_validate *v, dbtr_vref r, size_t it, int proj, d
   return 0;
 }
 
+/* The largest of 0 and a's values (NaN skipped), on every thread: a maximum is one value
+ * whatever the order. */
 static double max_of(dbtr_precision p, const void *a, size_t n) {
   double m = 0.0;
-  for (size_t i = 0; i < n; i++) {
+  long long nn = (long long)n;
+#pragma omp parallel for schedule(static) reduction(max : m)
+  for (long long i = 0; i < nn; i++) {
     double x = p == DBTR_PREC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
     if (x > m) m = x;
   }

@@ -19,8 +19,10 @@ DBTR_TEST(ulp_distance_cases) {
   CHECK_EQ_U64(dbtr_ulp_distance_d(-DBL_MAX, DBL_MAX), 2 * (uint64_t)0x7fefffffffffffff); /* no overflow */
 }
 
-/* The median ULP distance (quickselect) equals the middle of the sorted distances, on
- * random arrays of random sizes with many ties, as ULP distances have. */
+/* The median ULP distance equals the middle of the sorted distances, on random arrays of
+ * random sizes with many ties, as ULP distances have: in odd trials up to 39 ulps (the median
+ * found in the counts of distances below 1024), in even ones up to 39 x 100 (often above,
+ * found by selection among the large ones). */
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
@@ -35,7 +37,7 @@ DBTR_TEST(median_is_the_sorted_middle) {
     REQUIRE(a && b && u);
     for (size_t i = 0; i < n; i++) {
       b[i] = 1.0f;
-      a[i] = rand() % 3 ? 1.0f + (float)(rand() % 40) * FLT_EPSILON : 1.0f;
+      a[i] = rand() % 3 ? 1.0f + (float)(rand() % 40 * (trial % 2 ? 1 : 100)) * FLT_EPSILON : 1.0f;
       u[i] = dbtr_ulp_distance_f(a[i], b[i]);
     }
     dbtr_diff_stats st;
