@@ -182,6 +182,23 @@ void dbtr_atomic_written(const dbtr_atomic_file *f) {
 #endif
 }
 
+/* Flushes the folder that holds path, so that a rename into it survives a power cut as the
+ * file's contents do. File systems that cannot flush a folder (EINVAL: some network and FUSE
+ * ones) keep the rename as they keep everything else. */
+static int sync_folder(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir) return 0; /* open() could not have taken such a path either */
+  memcpy(dir, slash ? path : ".", slash ? (n ? n : 1) : 2);
+  dir[slash ? (n ? n : 1) : 1] = '\0';
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0; /* a folder we may write in but not read: nothing to flush with */
+  int rc = fsync(fd) == 0 || errno == EINVAL || errno == ENOTSUP ? 0 : errno;
+  close(fd);
+  return rc;
+}
+
 int dbtr_atomic_commit(dbtr_atomic_file *f) {
   int rc = 0;
   if (fsync(f->fd) != 0)
@@ -200,12 +217,16 @@ int dbtr_atomic_commit(dbtr_atomic_file *f) {
     dbtr_atomic_abort(f);
     return rc;
   }
+  int err = sync_folder(f->target);
+  if (err)
+    rc = dbtr_err(DBTR_EIO, "%s: written and in place, but its folder could not be flushed to the disk: %s", f->target,
+                  strerror(err));
   live_remove(f->slot);
   free(f->tmp);
   free(f->target);
   f->tmp = f->target = NULL;
   f->slot = -1;
-  return 0;
+  return rc;
 }
 
 void dbtr_atomic_abort(dbtr_atomic_file *f) {

@@ -41,7 +41,9 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
  * goes on, and the commit's fsync finds little left to wait for, instead of all of it
  * (docs/performance.md, "Reading and writing"). A hint: a write error shows at the commit. */
 void dbtr_atomic_written(const dbtr_atomic_file *f);
-/* fsyncs the temporary file and renames it over the target. Frees f. */
+/* fsyncs the temporary file, renames it over the target, and fsyncs the folder, so that the
+ * new name is on the disk too. Frees f. DBTR_EIO when the folder cannot be flushed: the
+ * file is then complete and in place, its name perhaps not yet durable. */
 int dbtr_atomic_commit(dbtr_atomic_file *f);
 /* Removes the temporary file. Frees f; safe after commit or twice. */
 void dbtr_atomic_abort(dbtr_atomic_file *f);
