@@ -182,7 +182,16 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   }
   m.prob.gpu_memory = o->backend.gpu_memory;
   m.prob.gpus = o->backend.gpus;
-  if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet)) || (rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
+  /* The set-up's parts, for the up-front line: the data (expansion, constants), the backend
+   * (on the GPU: context, memory, ray records, tables) and the start volume with the data
+   * loaded into it. */
+  double t_data = cli_now(), t_backend;
+  if ((rc = cli_backend_create(cmd, &o->backend, &m.prob, &b, o->quiet))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  t_backend = cli_now();
+  if ((rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
@@ -192,9 +201,12 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   if (o->resume || o->checkpoint) dbtr_checkpoint_identify(&ci, scan, grid, o->subsets, algo, b);
   if (o->resume && (ex = resume_from(cmd, o, &ci, b, &first))) goto done;
   if (!o->quiet)
-    fprintf(stderr, "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s)\n",
+    fprintf(stderr,
+            "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s: data %.2f, "
+            "backend %.2f, start %.2f)\n",
             cmd, algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations, o->iterations == 1 ? "" : "s",
-            o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0);
+            o->subsets, o->subsets == 1 ? "" : "s", b->name, grid->nx, grid->ny, grid->nz, cli_now() - t0, t_data - t0,
+            t_backend - t_data, cli_now() - t_backend);
   if (!o->quiet && b->memory[0]) fprintf(stderr, "dbtr %s: %s\n", cmd, b->memory);
   if ((rc = dbtr_alloc(&tmp, m.n_vox, dbtr_precision_size(b->precision), "volume"))) {
     ex = cli_fail(cmd, rc);

@@ -3,16 +3,17 @@
  * multi-threaded CPU reference on the same machine.
  *
  *   bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu]
- *               [--rotate DEG] [--batched] [--gpus N]
+ *               [--rotate DEG] [--batched [--gpu-memory GIB]] [--gpus N]
  *
  * --rotate turns every view's detector by DEG about z, which makes the views non-separable
  * (kernels/separable.h), so the GPU runs its per-pixel gather: its speed on the same
  * problem size.
  *
  * --batched runs each mode a second time within the smallest GPU memory budget it can take,
- * which makes its ray records again one view at a time (kernels/gpu.h), and prints that
- * run's iteration time, its ratio to the unbatched one, the memory both took, and whether
- * the volume after one iteration has the unbatched run's bits. --gpus N runs each mode again
+ * which makes its ray records again one view at a time (kernels/gpu.h), or within GIB GiB
+ * with --gpu-memory, and prints that run's iteration time, its ratio to the unbatched one,
+ * the memory both took, and whether the volume after one iteration has the unbatched run's
+ * bits. --gpus N runs each mode again
  * spread over N GPUs and prints the same, with the speed-up over one GPU.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
@@ -182,7 +183,7 @@ static void second_run(dbtr_mlem *m, dbtr_gpu_mode mode, const dbtr_problem *pro
 int main(int argc, char **argv) {
   const char *sys_name = "thesis";
   int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1, batched = 0, gpus = 1;
-  double rotate_deg = 0.0;
+  double rotate_deg = 0.0, budget_gib = 0.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--system") && i + 1 < argc) sys_name = argv[++i];
     else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atoi(argv[++i]);
@@ -192,9 +193,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--rotate") && i + 1 < argc) rotate_deg = atof(argv[++i]);
     else if (!strcmp(argv[i], "--batched")) batched = 1;
     else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) gpus = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--gpu-memory") && i + 1 < argc) budget_gib = atof(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu] "
-                      "[--rotate DEG] [--batched] [--gpus N]\n");
+                      "[--rotate DEG] [--batched [--gpu-memory GIB]] [--gpus N]\n");
       return 2;
     }
   }
@@ -306,7 +308,8 @@ int main(int argc, char **argv) {
     dbtr_gpu_memory mem;
     if (batched) {
       if (dbtr_gpu_memory_of(b, &mem)) die("GPU memory");
-      p2.gpu_memory = mem.need_min; /* the smallest budget: one view's ray records at a time */
+      /* The smallest budget, one view's ray records at a time, unless one is given. */
+      p2.gpu_memory = budget_gib > 0.0 ? (size_t)(budget_gib * 1073741824.0) : mem.need_min;
       second_run(&m, (dbtr_gpu_mode)mode, &p2, "batched", &tm, repeats, gpu_vol, batch_vol, nv * es[dp]);
     }
     if (gpus > 1) {
