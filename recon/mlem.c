@@ -130,13 +130,18 @@ int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, doub
   if (!rc) {
     dbtr_convert_from_double(b->precision, m->data->y, m->n_proj, y);
     if (i0) dbtr_convert_from_double(b->precision, m->data->i0, m->n_proj, i0);
+    /* Filled on every thread, which also spreads the first touch of its pages (thesis: a
+     * 496 MB volume, 0.3 s of the set-up on one thread). */
     double v0 = init > 0.0 ? init : m->init_value;
+    long long nv = (long long)m->n_vox;
     if (b->precision == DBTR_PREC_FLOAT) {
       float *t = tmp;
-      for (size_t i = 0; i < m->n_vox; i++) t[i] = start ? start[i] : (float)v0;
+#pragma omp parallel for schedule(static)
+      for (long long i = 0; i < nv; i++) t[i] = start ? start[i] : (float)v0;
     } else {
       double *t = tmp;
-      for (size_t i = 0; i < m->n_vox; i++) t[i] = start ? (double)start[i] : v0;
+#pragma omp parallel for schedule(static)
+      for (long long i = 0; i < nv; i++) t[i] = start ? (double)start[i] : v0;
     }
     rc = b->load(b, y, m->prob.algo == DBTR_ALGO_TRANSMISSION ? i0 : NULL, tmp);
   }
