@@ -2,7 +2,6 @@
 #include "app/run.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,7 +9,6 @@
 #include "app/progress.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint.h"
-#include "kernels/gpu.h"
 #include "lib/problem.h"
 #include "recon/cpu.h"
 #include "recon/doubt.h"
@@ -164,12 +162,6 @@ static int iterate(const char *cmd, const app_recon_opts *o, const dbtr_mlem *m,
   return ex;
 }
 
-static void *warm_up(void *unused) {
-  (void)unused;
-  dbtr_gpu_warm_up();
-  return NULL;
-}
-
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
                     float *vol, char *backend_name, size_t name_len) {
   dbtr_algo algo = scan->quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
@@ -177,18 +169,14 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
   if (algo == DBTR_ALGO_TRANSMISSION && scan->quantity != DBTR_QUANTITY_COUNTS)
     return cli_usage_error(cmd, "--algorithm transmission needs counts; this scan holds line integrals (use emission)");
   double *y = NULL, *i0 = NULL, t0 = cli_now();
-  /* The GPU's context is made beside the data's preparation (thesis: 0.2 s each). */
-  pthread_t warm;
-  int warming = (!o->backend.backend || strcmp(o->backend.backend, "cpu")) && !pthread_create(&warm, NULL, warm_up, NULL);
   int rc = dbtr__data_expand(scan, algo, &y, &i0);
+  if (rc) return cli_fail(cmd, rc);
   dbtr_data data = {.geom = &scan->geom, .grid = grid, .algo = algo, .y = y ? y : scan->proj, .i0 = i0};
-  dbtr_mlem m = {0};
+  dbtr_mlem m;
   dbtr_backend *b = NULL;
   void *tmp = NULL;
   int ex = 0;
-  if (!rc) rc = dbtr_mlem_init(&m, &data, o->subsets, o->backend.threads);
-  if (warming) pthread_join(warm, NULL);
-  if (rc) {
+  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->backend.threads))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }

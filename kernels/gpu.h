@@ -38,12 +38,6 @@ typedef struct {
 /* The CUDA devices this machine has; 0 without (or in a build without CUDA). */
 int dbtr_gpu_count(void);
 
-/* Creates the CUDA context of device 0 now, so that a backend made later finds it: a caller
- * that has host work to do first runs this on another thread beside it (creating the context
- * takes about 0.1 to 0.2 s). Does nothing without a GPU; an error shows when the backend is
- * made. Thread-safe. */
-void dbtr_gpu_warm_up(void);
-
 /* How GPU backend b fits its memory (b->memory says it in words); DBTR_EINVAL for a
  * backend that is not a GPU one. */
 int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out);

@@ -115,10 +115,6 @@ extern "C" int dbtr_gpu_count(void) {
   return n;
 }
 
-extern "C" void dbtr_gpu_warm_up(void) {
-  if (cudaFree(0) != cudaSuccess) cudaGetLastError(); /* no GPU: the backend will say so */
-}
-
 extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
   int n = 0;
   if (name && name_len) name[0] = '\0';

@@ -29,5 +29,3 @@ int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
 }
 
 int dbtr_gpu_count(void) { return 0; }
-
-void dbtr_gpu_warm_up(void) {}
