@@ -89,6 +89,11 @@ __global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows,
   lens[i] = g_ray_setup(&views[list[k]], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
 }
 
+/* Every element of v (n of them) becomes value. */
+__global__ void k_fill(T *v, size_t n, T value) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) v[i] = value;
+}
+
 /* Fixed-shape tree over one block's values: the same order on every run. */
 __device__ void block_sum_store(double v, double *out) {
   __shared__ double s[DBTR_BLOCK];
@@ -504,8 +509,8 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   return 0;
 }
 
-/* Every part gets the data and the volume. */
-static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol) {
+/* Every part gets the data and the volume, a uniform one filled on the GPU. */
+static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol, double fill) {
   state *s = (state *)b->impl;
   for (int d = 0; d < s->n_parts; d++) {
     state *p = s->parts[d];
@@ -513,8 +518,14 @@ static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol)
     if (rc) return rc;
     DBTR_CUDA_TRY(cudaMemcpy(p->y, y, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
     if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
-    DBTR_CUDA_TRY(cudaMemcpy(p->vol, vol, p->nvox * sizeof(T), cudaMemcpyHostToDevice));
+    if (vol) {
+      DBTR_CUDA_TRY(cudaMemcpy(p->vol, vol, p->nvox * sizeof(T), cudaMemcpyHostToDevice));
+      continue;
+    }
+    k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(p->vol, p->nvox, (T)fill);
+    DBTR_CUDA_LAUNCHED();
   }
+  DBTR_CUDA_TRY(cudaDeviceSynchronize());
   return use(s);
 }
 

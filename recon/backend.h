@@ -66,8 +66,9 @@ struct dbtr_backend {
   char memory[224];
   dbtr_precision precision; /* the element type T of every buffer below */
   /* Takes the data: y (n_proj elements of T: counts or line integrals), i0 (n_proj of T,
-   * NULL for emission) and the starting volume (n_vox of T). */
-  int (*load)(dbtr_backend *b, const void *y, const void *i0, const void *vol);
+   * NULL for emission) and the starting volume: vol (n_vox of T), or, where vol is NULL,
+   * every voxel fill rounded to T (a uniform start needs no volume on the host). */
+  int (*load)(dbtr_backend *b, const void *y, const void *i0, const void *vol, double fill);
   /* One ordered-subset step on subset s: forward-project its views, form the pixel
    * terms, back-project and update the volume. Adds the subset's data-fit terms
    * (recon/fit.h) to *fit. */
