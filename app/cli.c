@@ -496,13 +496,7 @@ static int writable_folder(const char *cmd, const char *out) {
 /* The folder part of path (stat'ed into st) and its last component. */
 static int split_path(const char *path, struct stat *st, const char **base) {
   char dir[4096];
-  const char *slash = strrchr(path, '/');
-  size_t n = slash ? (size_t)(slash - path) : 0;
-  if (n >= sizeof dir) return -1;
-  memcpy(dir, slash ? path : ".", slash ? (n ? n : 1) : 2);
-  dir[slash ? (n ? n : 1) : 1] = '\0';
-  *base = slash ? slash + 1 : path;
-  return stat(dir, st);
+  return dbtr_path_folder(path, dir, sizeof dir, base) ? -1 : stat(dir, st);
 }
 
 int cli_same_file(const char *a, const char *b) {

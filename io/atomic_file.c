@@ -182,16 +182,22 @@ void dbtr_atomic_written(const dbtr_atomic_file *f) {
 #endif
 }
 
+int dbtr_path_folder(const char *path, char *dir, size_t len, const char **base) {
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= len || len < 2) return -1;
+  memcpy(dir, slash ? path : ".", slash ? (n ? n : 1) : 2);
+  dir[slash ? (n ? n : 1) : 1] = '\0';
+  if (base) *base = slash ? slash + 1 : path;
+  return 0;
+}
+
 /* Flushes the folder that holds path, so that a rename into it survives a power cut as the
  * file's contents do. File systems that cannot flush a folder (EINVAL: some network and FUSE
  * ones) keep the rename as they keep everything else. */
 static int sync_folder(const char *path) {
-  const char *slash = strrchr(path, '/');
   char dir[4096];
-  size_t n = slash ? (size_t)(slash - path) : 0;
-  if (n >= sizeof dir) return 0; /* open() could not have taken such a path either */
-  memcpy(dir, slash ? path : ".", slash ? (n ? n : 1) : 2);
-  dir[slash ? (n ? n : 1) : 1] = '\0';
+  if (dbtr_path_folder(path, dir, sizeof dir, NULL)) return 0; /* open() could not have taken such a path either */
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return 0; /* a folder we may write in but not read: nothing to flush with */
   int rc = fsync(fd) == 0 || errno == EINVAL || errno == ENOTSUP ? 0 : errno;

@@ -16,6 +16,8 @@
 #ifndef DBTR_ATOMIC_FILE_H
 #define DBTR_ATOMIC_FILE_H
 
+#include <stddef.h>
+
 typedef struct {
   char *target; /* final path */
   char *tmp;    /* temporary path in the same folder */
@@ -41,6 +43,10 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
  * goes on, and the commit's fsync finds little left to wait for, instead of all of it
  * (docs/performance.md, "Reading and writing"). A hint: a write error shows at the commit. */
 void dbtr_atomic_written(const dbtr_atomic_file *f);
+/* The folder that holds path into dir (len bytes): its part before the last '/', "/" for a
+ * file at the root, "." for a bare name; and, when base is not NULL, the last component.
+ * -1 when dir is too small. */
+int dbtr_path_folder(const char *path, char *dir, size_t len, const char **base);
 /* fsyncs the temporary file, renames it over the target, and fsyncs the folder, so that the
  * new name is on the disk too. Frees f. DBTR_EIO when the folder cannot be flushed: the
  * file is then complete and in place, its name perhaps not yet durable. */
