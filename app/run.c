@@ -191,7 +191,7 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     goto done;
   }
   t_backend = cli_now();
-  if ((rc = dbtr_mlem_load(&m, b, NULL, o->init))) {
+  if ((rc = dbtr_mlem_load(&m, b, o->init))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }

@@ -167,7 +167,7 @@ static void second_run(dbtr_mlem *m, dbtr_gpu_mode mode, const dbtr_problem *pro
   dbtr_gpu_timing t2;
   dbtr_problem keep = m->prob;
   m->prob = *prob;
-  if (dbtr_gpu_backend_create(&b, mode, &m->prob) || dbtr_mlem_load(m, b, NULL, 0.0) || run_iteration(m, b, vol2) ||
+  if (dbtr_gpu_backend_create(&b, mode, &m->prob) || dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, vol2) ||
       dbtr_gpu_benchmark(b, repeats, &t2) || dbtr_gpu_memory_of(b, &mem))
     die(label);
   m->prob = keep;
@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
     for (int p = 0; p < 2; p++) {
       dbtr_backend *b = NULL;
       cpu_vol[p] = malloc(nv * es[p]);
-      if (dbtr_cpu_backend_create(&b, p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, &m.prob) || dbtr_mlem_load(&m, b, NULL, 0.0))
+      if (dbtr_cpu_backend_create(&b, p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, &m.prob) || dbtr_mlem_load(&m, b, 0.0))
         die("CPU backend");
       t = now();
       if (run_iteration(&m, b, cpu_vol[p])) die("CPU iteration");
@@ -287,14 +287,14 @@ int main(int argc, char **argv) {
   for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
     dbtr_backend *b = NULL;
     dbtr_gpu_timing tm;
-    if (dbtr_gpu_backend_create(&b, (dbtr_gpu_mode)mode, &m.prob) || dbtr_mlem_load(&m, b, NULL, 0.0)) die("GPU backend");
+    if (dbtr_gpu_backend_create(&b, (dbtr_gpu_mode)mode, &m.prob) || dbtr_mlem_load(&m, b, 0.0)) die("GPU backend");
     const char *same = "-";
     int dp = dbtr_gpu_mode_precision((dbtr_gpu_mode)mode) == DBTR_PREC_DOUBLE;
     if (do_cpu && (mode == DBTR_MODE_CPU_MATCH || mode == DBTR_MODE_DOUBLE_MATCH)) {
       if (run_iteration(&m, b, gpu_vol)) die("GPU iteration");
       same = memcmp(gpu_vol, cpu_vol[dp], nv * es[dp]) == 0 ? "identical" : "DIFFERS";
     }
-    if ((batched || gpus > 1) && (dbtr_mlem_load(&m, b, NULL, 0.0) || run_iteration(&m, b, gpu_vol)))
+    if ((batched || gpus > 1) && (dbtr_mlem_load(&m, b, 0.0) || run_iteration(&m, b, gpu_vol)))
       die("GPU iteration");
     if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;

@@ -509,8 +509,8 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   return 0;
 }
 
-/* Every part gets the data and the volume, a uniform one filled on the GPU. */
-static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol, double fill) {
+/* Every part gets the data and the uniform start volume, filled on the GPU. */
+static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
   state *s = (state *)b->impl;
   for (int d = 0; d < s->n_parts; d++) {
     state *p = s->parts[d];
@@ -518,10 +518,6 @@ static int load(dbtr_backend *b, const void *y, const void *i0, const void *vol,
     if (rc) return rc;
     DBTR_CUDA_TRY(cudaMemcpy(p->y, y, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
     if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
-    if (vol) {
-      DBTR_CUDA_TRY(cudaMemcpy(p->vol, vol, p->nvox * sizeof(T), cudaMemcpyHostToDevice));
-      continue;
-    }
     k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(p->vol, p->nvox, (T)fill);
     DBTR_CUDA_LAUNCHED();
   }

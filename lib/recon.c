@@ -67,7 +67,7 @@ int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *gr
   r->m.prob.gpu_memory = o->backend.gpu_memory;
   r->m.prob.gpus = o->backend.gpus;
   if (!rc) rc = dbtr__backend_create(&o->backend, &r->m.prob, &r->b, r->fallback, sizeof r->fallback);
-  if (!rc) rc = dbtr_mlem_load(&r->m, r->b, NULL, o->init);
+  if (!rc) rc = dbtr_mlem_load(&r->m, r->b, o->init);
   if (rc) {
     dbtr_recon_close(&r);
     return rc;

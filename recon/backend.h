@@ -65,10 +65,10 @@ struct dbtr_backend {
    * again for 5 views at a time, 15.91 GiB used" */
   char memory[224];
   dbtr_precision precision; /* the element type T of every buffer below */
-  /* Takes the data: y (n_proj elements of T: counts or line integrals), i0 (n_proj of T,
-   * NULL for emission) and the starting volume: vol (n_vox of T), or, where vol is NULL,
-   * every voxel fill rounded to T (a uniform start needs no volume on the host). */
-  int (*load)(dbtr_backend *b, const void *y, const void *i0, const void *vol, double fill);
+  /* Takes the data, y (n_proj elements of T: counts or line integrals) and i0 (n_proj of T,
+   * NULL for emission), and starts the volume with every voxel fill rounded to T, made by
+   * the backend itself (on the GPU, no volume crosses the bus). */
+  int (*load)(dbtr_backend *b, const void *y, const void *i0, double fill);
   /* One ordered-subset step on subset s: forward-project its views, form the pixel
    * terms, back-project and update the volume. Adds the subset's data-fit terms
    * (recon/fit.h) to *fit. */

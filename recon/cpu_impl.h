@@ -279,15 +279,11 @@ static void CF(backend_destroy)(dbtr_backend *b) {
   free(b);
 }
 
-static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, const void *vol, double fill) {
+static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, double fill) {
   CF(backend) *s = b->impl;
   size_t np = s->t.n_views * s->t.n_pix;
   memcpy(s->y, y, np * sizeof(CT));
   if (s->i0 && i0) memcpy(s->i0, i0, np * sizeof(CT));
-  if (vol) {
-    memcpy(s->vol, vol, s->t.n_vox * sizeof(CT));
-    return 0;
-  }
   CT v = (CT)fill;
   long long nv = (long long)s->t.n_vox;
 #pragma omp parallel for schedule(static) num_threads(s->t.threads)

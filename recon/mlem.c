@@ -119,25 +119,18 @@ void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double 
   }
 }
 
-int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, double init) {
+int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, double init) {
   size_t es = dbtr_precision_size(b->precision);
-  void *y = NULL, *i0 = NULL, *vol = NULL;
+  void *y = NULL, *i0 = NULL;
   int rc = dbtr_alloc(&y, m->n_proj, es, "projections");
   if (!rc && m->data->i0) rc = dbtr_alloc(&i0, m->n_proj, es, "i0");
-  /* A uniform start is filled by the backend itself (on the GPU, no volume crosses the bus). */
-  if (!rc && start) rc = dbtr_alloc(&vol, m->n_vox, es, "start volume");
   if (!rc) {
     dbtr_convert_from_double(b->precision, m->data->y, m->n_proj, y);
     if (i0) dbtr_convert_from_double(b->precision, m->data->i0, m->n_proj, i0);
-    if (start && b->precision == DBTR_PREC_FLOAT)
-      memcpy(vol, start, m->n_vox * sizeof(float));
-    else if (start)
-      dbtr_convert_to_double(DBTR_PREC_FLOAT, start, m->n_vox, vol);
-    rc = b->load(b, y, m->prob.algo == DBTR_ALGO_TRANSMISSION ? i0 : NULL, vol, init > 0.0 ? init : m->init_value);
+    rc = b->load(b, y, m->prob.algo == DBTR_ALGO_TRANSMISSION ? i0 : NULL, init > 0.0 ? init : m->init_value);
   }
   free(y);
   free(i0);
-  free(vol);
   return rc;
 }
 

@@ -34,10 +34,10 @@ typedef struct {
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads);
 void dbtr_mlem_free(dbtr_mlem *m);
 
-/* Gives a backend the data and a start volume: start (n_vox floats) if not NULL, else the
- * uniform value init (> 0), else m->init_value, estimated from the data as the mean line
- * integral over the mean path through the volume. */
-int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, const float *start, double init);
+/* Gives a backend the data and a uniform start volume: init (> 0), else m->init_value,
+ * estimated from the data as the mean line integral over the mean path through the volume.
+ * (Another start goes in with the backend's set_volume, as a resumed run's does.) */
+int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, double init);
 
 /* One full iteration (every subset once); *deviance receives the Poisson deviance
  * (recon/fit.h) of the forward projections made during it. */

@@ -266,7 +266,7 @@ static int record_reference(dbtr_validate *v, dbtr_vref r) {
   dbtr_backend *b = NULL;
   begin_stage(v, r == DBTR_VREF_DOUBLE ? "cpu-double reference" : "cpu-float reference");
   int rc = dbtr_cpu_backend_create(&b, ref_prec(r), &m->prob);
-  if (!rc) rc = dbtr_mlem_load(m, b, NULL, 0.0);
+  if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_mlem_progress hook;
     if ((rc = dbtr_mlem_iterate_progress(m, b, &v->ref_dev[r][it], begin_iteration(v, it, &hook))) ||
@@ -330,7 +330,7 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
     dbtr_problem prob = m->prob;
     if (p->threads) prob.threads = p->threads;
     rc = p->is_gpu ? dbtr_gpu_backend_create(&b, p->mode, &prob) : dbtr_cpu_backend_create(&b, p->prec, &prob);
-    if (!rc) rc = dbtr_mlem_load(m, b, NULL, 0.0);
+    if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   }
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_validate_row row;

@@ -142,7 +142,7 @@ static int run_mode(test_mlem_problem *p, dbtr_gpu_mode mode, budget b, void **v
   p->m.prob.gpu_memory = 0;
   int rc = b == BUDGET_NONE ? 0 : set_budget(p, mode, b);
   if (!rc) rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob);
-  if (!rc) rc = dbtr_mlem_load(&p->m, be, NULL, 0.0);
+  if (!rc) rc = dbtr_mlem_load(&p->m, be, 0.0);
   for (int it = 0; it < ITERS && !rc; it++) rc = dbtr_mlem_iterate(&p->m, be, &dev[it]);
   if (!rc) rc = dbtr_alloc(vol, p->m.n_vox, es, "volume");
   if (!rc) rc = dbtr_alloc(proj, p->m.n_proj, es, "projections");
@@ -238,7 +238,7 @@ static int runs_separable(const char *preset, double rotate_deg, dbtr_gpu_mode m
   dbtr_gpu_timing tm;
   int sep = -1;
   if (!test_mlem_problem_open(&p, preset, rotate_deg, 0, 1, 0) && !dbtr_gpu_backend_create(&b, mode, &p.m.prob) &&
-      !dbtr_mlem_load(&p.m, b, NULL, 0.0) && !dbtr_gpu_benchmark(b, 1, &tm))
+      !dbtr_mlem_load(&p.m, b, 0.0) && !dbtr_gpu_benchmark(b, 1, &tm))
     sep = tm.separable;
   dbtr_backend_destroy(&b);
   test_mlem_problem_close(&p);

@@ -95,7 +95,7 @@ DBTR_TEST(tiny_breast_error_falls_and_mass_visible) {
   REQUIRE(vol);
   REQUIRE_OK(dbtr_mlem_init(&m, &d, 3, 0));
   REQUIRE_OK(dbtr_cpu_backend_create(&b, DBTR_PREC_FLOAT, &m.prob));
-  REQUIRE_OK(dbtr_mlem_load(&m, b, NULL, 0.0));
+  REQUIRE_OK(dbtr_mlem_load(&m, b, 0.0));
   enum { ITERS = 10 };
   double err[ITERS + 1], dev[ITERS + 1];
   dbtr_diff_stats st;
@@ -305,7 +305,7 @@ DBTR_TEST(progress_rises_to_one_and_changes_nothing) {
   for (int watched = 0; watched < 2; watched++) {
     dbtr_backend *b = NULL;
     REQUIRE_OK(dbtr_cpu_backend_create(&b, DBTR_PREC_FLOAT, &m->prob));
-    CHECK_OK(dbtr_mlem_load(m, b, NULL, 0.0));
+    CHECK_OK(dbtr_mlem_load(m, b, 0.0));
     for (int it = 0; it < 2; it++) {
       size_t from = c->n;
       CHECK_OK(dbtr_mlem_iterate_progress(m, b, &dev[watched][it], watched ? &pr : NULL));

@@ -157,7 +157,7 @@ DBTR_TEST(threads_bitwise) {
     dbtr_backend *b = NULL;
     REQUIRE_OK(dbtr_mlem_init(&m, &data, 2, t + 1));
     REQUIRE_OK(dbtr_cpu_backend_create(&b, DBTR_PREC_FLOAT, &m.prob));
-    REQUIRE_OK(dbtr_mlem_load(&m, b, NULL, 0.0));
+    REQUIRE_OK(dbtr_mlem_load(&m, b, 0.0));
     for (int it = 0; it < 2; it++) CHECK_OK(dbtr_mlem_iterate(&m, b, &dev[t]));
     CHECK_OK(b->get_volume(b, out[t]));
     CHECK_OK(b->get_projections(b, proj[t]));

@@ -268,8 +268,8 @@ DBTR_TEST(lockstep_row_is_one_iteration_from_the_recorded_state) {
   dbtr_backend *bd = NULL, *bf = NULL;
   REQUIRE_OK(dbtr_cpu_backend_create(&bd, DBTR_PREC_DOUBLE, &m->prob));
   REQUIRE_OK(dbtr_cpu_backend_create(&bf, DBTR_PREC_FLOAT, &m->prob));
-  CHECK_OK(dbtr_mlem_load(m, bd, NULL, 0.0));
-  CHECK_OK(dbtr_mlem_load(m, bf, NULL, 0.0));
+  CHECK_OK(dbtr_mlem_load(m, bd, 0.0));
+  CHECK_OK(dbtr_mlem_load(m, bf, 0.0));
   CHECK_OK(dbtr_mlem_iterate(m, bd, &dev_d));
   CHECK_OK(bd->get_volume(bd, vd));
   dbtr_convert_to_float(DBTR_PREC_DOUBLE, vd, m->n_vox, vf);
