@@ -321,8 +321,9 @@ int dbtr_cmd_validate(int argc, char **argv) {
   char gpu_name[256];
   int gpu = dbtr_gpu_available(gpu_name, sizeof gpu_name);
   char all[256] = "";
-  for (int m = 0; m < DBTR_MODE_COUNT; m++) /* every mode users pick (recon/modes.def) */
-    snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) /* every mode users pick (recon/modes.def) but the referee */
+    if (dbtr_gpu_mode_precision((dbtr_gpu_mode)m) != DBTR_PREC_DD)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
   if (!o.modes) o.modes = gpu ? all : "cpu-1-thread,cpu-float";
   char buf[2 * MAX_NAMES];
   const char *names[MAX_NAMES];

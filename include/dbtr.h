@@ -168,7 +168,10 @@ DBTR_EXTERN size_t dbtr_scan_i0_count(const dbtr_scan *s);
  * gather, so <Ax, y> = <x, A^T y> to rounding. Every output element is summed by one
  * thread in a fixed order: the result is the same for any thread count. */
 
-typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1 } dbtr_precision;
+/* DBTR_PREC_DD is the double-double referee (docs/accuracy.md): each element is two doubles,
+ * hi then lo, whose exact sum is the value (|lo| at most half an ulp of hi, so hi is the value
+ * rounded to double). */
+typedef enum { DBTR_PREC_FLOAT = 0, DBTR_PREC_DOUBLE = 1, DBTR_PREC_DD = 2 } dbtr_precision;
 typedef struct dbtr_cpu_projector dbtr_cpu_projector;
 
 /* Prepares the rays and footprints of every view (checks geometry and grid). threads 0:
@@ -176,8 +179,8 @@ typedef struct dbtr_cpu_projector dbtr_cpu_projector;
 DBTR_EXTERN int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
                                           dbtr_precision precision, int threads);
 DBTR_EXTERN void dbtr_cpu_projector_destroy(dbtr_cpu_projector **p);
-/* proj = A vol; vol (nz, ny, nx) and proj (n_views, n_rows, n_cols), of float or double
- * as the projector's precision says. */
+/* proj = A vol; vol (nz, ny, nx) and proj (n_views, n_rows, n_cols), of float, double or
+ * double-double as the projector's precision says. */
 DBTR_EXTERN int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj);
 /* vol = A^T proj. */
 DBTR_EXTERN int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol);
@@ -191,7 +194,7 @@ typedef struct {
   const char *backend;   /* "cpu", "gpu" (fails without a GPU) or "auto" (the GPU when one can be
                             used, else the CPU); NULL: "auto" */
   const char *mode;      /* GPU floating-point mode (docs/modes.md); NULL: "cpu-match" */
-  const char *precision; /* CPU: "float" or "double"; NULL: the mode's */
+  const char *precision; /* CPU: "float", "double" or "dd" (the referee); NULL: the mode's */
   int threads;           /* CPU threads; 0: all the machine has */
   size_t gpu_memory;     /* bytes the GPU backend may take; 0: what the GPU has free, less a margin.
                             When every view's ray records do not fit, they are made again in

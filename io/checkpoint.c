@@ -102,11 +102,12 @@ int dbtr_checkpoint_match(const char *path, const dbtr_checkpoint_info *h, const
 }
 
 static int volume_bytes(const dbtr_checkpoint_info *in, size_t *bytes, const char *path) {
-  if (in->precision > 1) return dbtr_err(DBTR_EFORMAT, "%s: unknown precision %llu", path, (unsigned long long)in->precision);
+  if (in->precision > DBTR_PREC_DD) return dbtr_err(DBTR_EFORMAT, "%s: unknown precision %llu", path, (unsigned long long)in->precision);
   if (in->nx == 0 || in->ny == 0 || in->nz == 0 || in->nx > (1u << 30) || in->ny > (1u << 30) || in->nz > (1u << 30))
     return dbtr_err(DBTR_EFORMAT, "%s: volume dims %llu x %llu x %llu out of range", path, (unsigned long long)in->nx,
                     (unsigned long long)in->ny, (unsigned long long)in->nz);
-  return dbtr_size_mul3((size_t)in->nx * (size_t)in->ny, (size_t)in->nz, in->precision ? 8 : 4, bytes, path);
+  return dbtr_size_mul3((size_t)in->nx * (size_t)in->ny, (size_t)in->nz, dbtr_precision_size((dbtr_precision)in->precision),
+                        bytes, path);
 }
 
 static void encode(unsigned char *head, const dbtr_checkpoint_info *in) {
@@ -173,8 +174,12 @@ int dbtr_checkpoint_write(const char *path, const dbtr_checkpoint_info *in, cons
 static int check_volume(const char *path, const void *vol, const dbtr_checkpoint_info *in) {
   size_t n = (size_t)(in->nx * in->ny * in->nz);
   for (size_t i = 0; i < n; i++) {
-    double v = in->precision ? ((const double *)vol)[i] : (double)((const float *)vol)[i];
-    if (!(v >= 0.0) || isinf(v))
+    /* A double-double's value has hi's sign, and is finite where both parts are. */
+    double v = in->precision == DBTR_PREC_DD       ? ((const double *)vol)[2 * i]
+               : in->precision == DBTR_PREC_DOUBLE ? ((const double *)vol)[i]
+                                                   : (double)((const float *)vol)[i];
+    double lo = in->precision == DBTR_PREC_DD ? ((const double *)vol)[2 * i + 1] : 0.0;
+    if (!(v >= 0.0) || isinf(v) || !isfinite(lo))
       return dbtr_err(DBTR_EFORMAT, "%s: voxel %zu holds %g; a checkpoint volume is finite and non-negative", path, i, v);
   }
   return 0;

@@ -73,6 +73,11 @@ namespace {
 #define DBTR_SEP_TABLES sep_tables
 #define DBTR_LOAD_PAIR MODE_LOAD_PAIR
 #define DBTR_LOAD_GROUP MODE_LOAD4
+#ifdef MODE_SAME_BITS
+#define DBTR_OF_INT(i) MODE_OF_INT(i)
+#define DBTR_EQ(a, b) MODE_EQ(a, b)
+#define DBTR_SAME_BITS(a, b) MODE_SAME_BITS(a, b)
+#endif
 #include "kernels/separable.h"
 
 __device__ dbtr_slots load_slots(const dbtr_slots *p) {
@@ -129,10 +134,10 @@ __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int c
     proj[p] = l;
     if (transmission) {
       T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
-      fit = dbtr_fit_transmission((double)y[p], (double)l, (double)yhat);
+      fit = dbtr_fit_transmission(MODE_TO_D(y[p]), MODE_TO_D(l), MODE_TO_D(yhat));
     } else {
       g_emission_pixel(l, y[p], len, &e[2 * p], &e[2 * p + 1]);
-      fit = dbtr_fit_emission((double)y[p], (double)l);
+      fit = dbtr_fit_emission(MODE_TO_D(y[p]), MODE_TO_D(l));
     }
   }
   block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
@@ -167,7 +172,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
 #pragma unroll
   for (int a = 0; a < DBTR_XPAIR; a++)
 #pragma unroll
-    for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = (T)0;
+    for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = MODE_ZERO;
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i], kz = k * (size_t)nz + (size_t)z;
     dbtr_slots gs = load_slots(&sep.gs[kz * (size_t)sep.n_groups + (size_t)gi]), xs[DBTR_XPAIR];
@@ -178,7 +183,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
       int x = x0 + a * DBTR_GS_X;
       T w4[DBTR_SLOTW];
       xs[a] = DBTR_NO_SLOTS;
-      for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = (T)0;
+      for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = MODE_ZERO;
       if (x < nx) {
         xs[a] = load_slots(&sep.xs[kz * (size_t)nx + (size_t)x]);
         MODE_LOAD4(w4, sep.xw[kz * (size_t)nx + (size_t)x].w);
@@ -228,7 +233,7 @@ __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, i
 #pragma unroll
       for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
         T wt = g_weight_at(ix, iy, wx, wy, x0 + v % DBTR_MICRO, y0 + v / DBTR_MICRO);
-        if (wt != (T)0) g_accumulate(wt, v1, v2, 1, &a1[v], &a2[v]);
+        if (!MODE_IS0(wt)) g_accumulate(wt, v1, v2, 1, &a1[v], &a2[v]);
       }
     }
 }
@@ -253,8 +258,8 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const T *ray
     int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
     size_t j = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x;
     int from_carry = carry && !first && x < nx && y < ny;
-    a1[v] = from_carry ? carry[j] : (T)0;
-    a2[v] = from_carry ? carry[nvox + j] : (T)0;
+    a1[v] = from_carry ? carry[j] : MODE_ZERO;
+    a2[v] = from_carry ? carry[nvox + j] : MODE_ZERO;
   }
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i];
@@ -518,7 +523,7 @@ static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
     if (rc) return rc;
     DBTR_CUDA_TRY(cudaMemcpy(p->y, y, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
     if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, p->nproj * sizeof(T), cudaMemcpyHostToDevice));
-    k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(p->vol, p->nvox, (T)fill);
+    k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(p->vol, p->nvox, MODE_FROM_D(fill));
     DBTR_CUDA_LAUNCHED();
   }
   DBTR_CUDA_TRY(cudaDeviceSynchronize());
@@ -690,9 +695,7 @@ static int upload_geometry(state *s, const dbtr_problem *prob) {
   int *hs = (int *)malloc(2 * s->n_views * sizeof(int));
   if (!hv || !hf || !hs) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
   for (size_t k = 0; k < s->n_views && !rc; k++) {
-    dbtr_view_d vd;
-    dbtr_view_reduce(g, grid, k, &vd);
-    dbtr__gpu_view_convert(&vd, &hv[k]);
+    dbtr__gpu_view_of(g, grid, k, &hv[k]);
     for (size_t z = 0; z < grid->nz; z++) {
       dbtr_footprint_d fd;
       dbtr_footprint_reduce(g, grid, k, z, &fd);
@@ -823,7 +826,7 @@ extern "C" int CREATE_FN(dbtr_backend **out, const dbtr_problem *prob) {
     destroy(b);
     return rc;
   }
-  b->precision = sizeof(T) == sizeof(float) ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
+  b->precision = MODE_PREC;
   b->load = load;
   b->subset = subset;
   b->get_volume = get_volume;

@@ -49,10 +49,22 @@ int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a);
 void dbtr__gpu_arena_free(dbtr__gpu_arena *a);
 int dbtr__gpu_upload(void *dst, const void *src, size_t bytes);
 
-static inline void dbtr__gpu_view_convert(const dbtr_view_d *in, dbtr_view_f *out) { dbtr_view_to_f(in, out); }
-static inline void dbtr__gpu_view_convert(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
+/* View k and a footprint in the mode's type: the CPU reference's (recon/cpu.c), so both start
+ * from the same bits; the referee's view is reduced in double-double. */
+static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
+  dbtr_view_d vd;
+  dbtr_view_reduce(g, grid, k, &vd);
+  dbtr_view_to_f(&vd, out);
+}
+static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out) {
+  dbtr_view_reduce(g, grid, k, out);
+}
+static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out) {
+  dbtr_view_reduce_dd(g, grid, k, out);
+}
 static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_f *out) { dbtr_footprint_to_f(in, out); }
 static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
+static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_dd *out) { dbtr_footprint_to_dd(in, out); }
 
 /* One create function per row of recon/modes.def, each defined by that row's object of
  * kernels/backend_mode.cu. */

@@ -75,5 +75,8 @@ typedef struct {
 typedef struct {
   double w[DBTR_GROUP_ROWS][DBTR_GROUP];
 } dbtr_groupw_d;
+typedef struct {
+  dbtr_dd w[DBTR_GROUP_ROWS][DBTR_GROUP];
+} dbtr_groupw_dd;
 
 #endif

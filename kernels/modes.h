@@ -37,6 +37,25 @@
   } while (0)
 #define DBTR_LOAD4_F(d, s) DBTR_LOAD_RAY_F(d, s)
 #define DBTR_LOAD4_D(d, s) DBTR_LOAD_RAY_D(d, s)
+/* Double-double (recon/dd.h): each element is one 16-byte load (hi, lo). */
+#define DBTR_LOAD_DD(d, s)                                 \
+  do {                                                     \
+    double2 t_ = __ldg((const double2 *)(s));              \
+    (d).hi = t_.x, (d).lo = t_.y;                          \
+  } while (0)
+#define DBTR_LOAD_RAY_DD(d, s) \
+  do {                         \
+    DBTR_LOAD_DD((d)[0], (s)); \
+    DBTR_LOAD_DD((d)[1], (s) + 1); \
+    DBTR_LOAD_DD((d)[2], (s) + 2); \
+    DBTR_LOAD_DD((d)[3], (s) + 3); \
+  } while (0)
+#define DBTR_LOAD_PAIR_DD(a, b, s) \
+  do {                             \
+    DBTR_LOAD_DD((a), (s));        \
+    DBTR_LOAD_DD((b), (s) + 1);    \
+  } while (0)
+#define DBTR_LOAD4_DD(d, s) DBTR_LOAD_RAY_DD(d, s)
 
 #if !defined(DBTR_ROW_ID) || !defined(DBTR_ROW_PREC) || !defined(DBTR_ROW_ARITH) || !defined(DBTR_ROW_DIV) || \
     !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP)
@@ -52,6 +71,7 @@
  * prefix of its explicitly rounded operations. */
 #define MODE__PREC_float 1
 #define MODE__PREC_double 2
+#define MODE__PREC_dd 3
 #if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_float
 #define MODE_T float
 #define MODE_VIEW dbtr_view_f
@@ -62,6 +82,7 @@
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_F
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
 #define MODE_LOAD4 DBTR_LOAD4_F
+#define MODE_PREC DBTR_PREC_FLOAT
 #define MODE_RN(op) __f##op##_rn
 #define DBTR_FLOOR(a) floorf(a)
 /* approx and fast exist in float only: a row asking for them in another precision does not
@@ -80,14 +101,47 @@
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_D
 #define MODE_LOAD4 DBTR_LOAD4_D
+#define MODE_PREC DBTR_PREC_DOUBLE
 #define MODE_RN(op) __d##op##_rn
 #define DBTR_FLOOR(a) floor(a)
 #define MODE__EXP_libm(a) exp(a)
 #define MODE__EXP_shared(a) dbtr_exp_sh(a)
+#elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_dd
+/* The referee: every operation is recon/dd.h's (recon/dd_ops.h), in the row's columns as dd.
+ * Its T is a struct: dd_ops.h also gives proj_impl.h its conversions and comparisons. */
+#define MODE_T dbtr_dd
+#define MODE_VIEW dbtr_view_dd
+#define MODE_FOOT dbtr_footprint_dd
+#define MODE_CROSS dbtr_cross_dd
+#define MODE_SLOTW dbtr_slotw_dd
+#define MODE_GROUPW dbtr_groupw_dd
+#define MODE_LOAD_RAY DBTR_LOAD_RAY_DD
+#define MODE_LOAD_PAIR DBTR_LOAD_PAIR_DD
+#define MODE_LOAD4 DBTR_LOAD4_DD
+#define MODE_PREC DBTR_PREC_DD
+#define MODE_ZERO (dbtr_dd{0.0, 0.0})
+#define MODE_IS0(a) dbtr_dd_eq((a), MODE_ZERO)
+#define MODE_TO_D(a) dbtr_dd_to_double(a)
+#define MODE_FROM_D(x) (dbtr_dd{(x), 0.0})
+/* What recon/separable.h takes for a struct T, after proj_impl.h has undefined dd_ops.h's. */
+#define MODE_OF_INT(i) dbtr_dd_of_int(i)
+#define MODE_EQ(a, b) dbtr_dd_eq((a), (b))
+#define MODE_SAME_BITS(a, b) dbtr_dd_same_bits((a), (b))
+#include "recon/dd_ops.h"
 #else
 #error "recon/modes.def: a prec that kernels/modes.h has no element type for"
 #endif
 
+/* Zero, the test for it, and conversions to and from double (on the host too: MODE_FROM_D),
+ * for the element types that are numbers. */
+#ifndef MODE_ZERO
+#define MODE_ZERO ((MODE_T)0)
+#define MODE_IS0(a) ((a) == (MODE_T)0)
+#define MODE_TO_D(a) ((double)(a))
+#define MODE_FROM_D(x) ((MODE_T)(x))
+#endif
+
+#if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) != MODE__PREC_dd
 /* arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
  * under -fmad=true; rn, explicitly rounded, which neither nvcc nor ptxas contracts. */
 #define MODE__MUL_op(a, b) ((a) * (b))
@@ -119,5 +173,6 @@
 /* floor_int (recon/proj_impl.h): the hardware floor and conversion. The additions-only
  * version, the CPU's, measured 14% slower in fast on the H100 (docs/performance.md). */
 #define DBTR_FLOOR_BY_SHIFT 0
+#endif
 
 #endif

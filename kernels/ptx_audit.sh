@@ -244,15 +244,17 @@ function promises(m,   bad, f, j, missing, div_exact, sqrt_exact) {
   printf "%s %s: every kernel audited%s\n", (missing == "" ? "ok  " : "FAIL"), m, (missing == "" ? "" : " (missing" missing ")")
   bad = missing != ""
   # Products, sums and differences.
-  if (arith[m] == "rn") {
+  if (arith[m] == "rn" || arith[m] == "dd") {
     bad += none(m, "plain.f32", "no f32 mul/add/sub that ptxas could contract")
     bad += none(m, "plain.f64", "no f64 mul/add/sub that ptxas could contract")
-    if (exp_[m] != "libm") bad += none(m, "any.fma", "no fused multiply-add (fma, mad)")
+    if (arith[m] == "dd") bad += some(m, "fma.f64", "", "fma.rn.f64 for the exact products of double-double")
+    else if (exp_[m] != "libm") bad += none(m, "any.fma", "no fused multiply-add (fma, mad)")
   } else if (f ~ / -fmad=true /) bad += some(m, "fma.f32", "fma.f64", "operators contracted into fma")
   # Division and sqrt: the operator is correctly rounded under -prec-div=true and
   # -prec-sqrt=true, and always in double.
-  div_exact = div[m] == "rn" || (div[m] == "op" && (prec[m] == "double" || f ~ / -prec-div=true /))
-  sqrt_exact = sqrt_[m] == "rn" || (sqrt_[m] == "op" && (prec[m] == "double" || f ~ / -prec-sqrt=true /))
+  # The division and sqrt of double-double are built of correctly rounded double operations.
+  div_exact = div[m] == "rn" || div[m] == "dd" || (div[m] == "op" && (prec[m] == "double" || f ~ / -prec-div=true /))
+  sqrt_exact = sqrt_[m] == "rn" || sqrt_[m] == "dd" || (sqrt_[m] == "op" && (prec[m] == "double" || f ~ / -prec-sqrt=true /))
   if (div_exact) {
     bad += none(m, "div.apx", "no approximate division")
     bad += none(m, "div.full", "no 2-ulp division")

@@ -25,6 +25,11 @@
 #ifndef DBTR_LOAD_PAIR
 #define DBTR_LOAD_PAIR(a, b, src) ((a) = (src)[0], (b) = (src)[1])
 #endif
+/* An int as T and equality, as recon/separable.h takes them (which undefines them at the end). */
+#ifndef DBTR_OF_INT
+#define DBTR_OF_INT(i) ((DBTR_T)(i))
+#define DBTR_EQ(a, b) ((a) == (b))
+#endif
 #ifndef DBTR_LOAD_GROUP
 #define DBTR_LOAD_GROUP(dst, src) \
   ((dst)[0] = (src)[0], (dst)[1] = (src)[1], (dst)[2] = (src)[2], (dst)[3] = (src)[3])
@@ -56,7 +61,7 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
     if (s[b].p0 + s[b].n - 1 > hi) hi = s[b].p0 + s[b].n - 1;
   }
   for (int u = 0; u < DBTR_GROUP_ROWS; u++)
-    for (int b = 0; b < DBTR_GROUP; b++) gw->w[u][b] = (T)0;
+    for (int b = 0; b < DBTR_GROUP; b++) gw->w[u][b] = DBTR_OF_INT(0);
   g->p0 = hi < lo ? 0 : lo;
   g->n = hi < lo ? 0 : hi - lo + 1;
   if (g->n > DBTR_GROUP_ROWS) return 0;
@@ -86,20 +91,20 @@ static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_XPAIR], 
     for (int a = 0; a < DBTR_XPAIR; a++) {
       DBTR_UNROLL
       for (int i = 0; i < DBTR_SLOTS; i++) {
-        v1[a][i] = v2[a][i] = (T)0;
-        if (xw[a][i] != (T)0) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + o[a] + 2 * (size_t)i);
+        v1[a][i] = v2[a][i] = DBTR_OF_INT(0);
+        if (!DBTR_EQ(xw[a][i], DBTR_OF_INT(0))) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + o[a] + 2 * (size_t)i);
       }
       o[a] += step;
     }
     DBTR_UNROLL
     for (int b = 0; b < DBTR_GROUP; b++) {
-      if (yw[b] == (T)0) continue;
+      if (DBTR_EQ(yw[b], DBTR_OF_INT(0))) continue;
       DBTR_UNROLL
       for (int a = 0; a < DBTR_XPAIR; a++) {
         DBTR_UNROLL
         for (int i = 0; i < DBTR_SLOTS; i++) {
           T w = DBTR_FN(weight_xy)(xw[a][i], yw[b]);
-          if (w == (T)0) continue;
+          if (DBTR_EQ(w, DBTR_OF_INT(0))) continue;
           DBTR_FN(accumulate)(w, v1[a][i], v2[a][i], 1, &acc1[a][b], &acc2[a][b]);
         }
       }
@@ -119,7 +124,7 @@ static inline DBTR_HD void DBTR_FN(sep_groups)(size_t n_views, int nz, int ny, D
     for (int b = 0; b < DBTR_GROUP; b++) {
       size_t y = gi * DBTR_GROUP + (size_t)b, j = kz * (size_t)ny + y;
       s[b] = y < (size_t)ny ? sep.ys[j] : DBTR_NO_SLOTS;
-      for (int u = 0; u < DBTR_SLOTW; u++) w[b][u] = y < (size_t)ny ? sep.yw[j].w[u] : (T)0;
+      for (int u = 0; u < DBTR_SLOTW; u++) w[b][u] = y < (size_t)ny ? sep.yw[j].w[u] : DBTR_OF_INT(0);
     }
     if (!DBTR_FN(group_slots)(s, (const T(*)[DBTR_SLOTW])w, &sep.gs[i], &sep.gw[i])) *sep.flag = 1;
   }

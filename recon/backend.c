@@ -17,6 +17,7 @@ typedef struct {
 
 #define MODE_PREC_float DBTR_PREC_FLOAT
 #define MODE_PREC_double DBTR_PREC_DOUBLE
+#define MODE_PREC_dd DBTR_PREC_DD
 static const mode_row rows[DBTR_MODE_ALL_COUNT] = {
 #define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, variants},
 #define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) {name, MODE_PREC_##prec, variants},
@@ -79,7 +80,9 @@ size_t dbtr_gpu_mode_variants(dbtr_gpu_mode m, dbtr_gpu_mode *out, size_t max) {
   return n;
 }
 
-size_t dbtr_precision_size(dbtr_precision p) { return p == DBTR_PREC_DOUBLE ? sizeof(double) : sizeof(float); }
+size_t dbtr_precision_size(dbtr_precision p) {
+  return p == DBTR_PREC_DD ? 2 * sizeof(double) : p == DBTR_PREC_DOUBLE ? sizeof(double) : sizeof(float);
+}
 
 void dbtr_backend_destroy(dbtr_backend **b) {
   if (*b && (*b)->destroy) (*b)->destroy(*b);

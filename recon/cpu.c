@@ -26,11 +26,12 @@
   } name
 CPU_SEP_TABLES(cpu_sep_f, dbtr_cross_f, dbtr_slotw_f);
 CPU_SEP_TABLES(cpu_sep_d, dbtr_cross_d, dbtr_slotw_d);
+CPU_SEP_TABLES(cpu_sep_dd, dbtr_cross_dd, dbtr_slotw_dd);
 
-/* The shared arithmetic and the separable tables' builder, in float and in double, with the
- * CPU's operators. */
+/* The shared arithmetic and the separable tables' builder, in float, double and double-double,
+ * with the CPU's operators. */
 #define DBTR_FN(name) dbtr__cpu_##name##_f
-#define DBTR_CPU_DOUBLE 0
+#define DBTR_CPU_PREC 0
 #include "recon/cpu_arith.h"
 #define DBTR_T float
 #define DBTR_FN(name) dbtr__cpu_##name##_f
@@ -40,7 +41,7 @@ CPU_SEP_TABLES(cpu_sep_d, dbtr_cross_d, dbtr_slotw_d);
 #define DBTR_SEP_TABLES cpu_sep_f
 #include "recon/separable.h"
 #define DBTR_FN(name) dbtr__cpu_##name##_d
-#define DBTR_CPU_DOUBLE 1
+#define DBTR_CPU_PREC 1
 #include "recon/cpu_arith.h"
 #define DBTR_T double
 #define DBTR_FN(name) dbtr__cpu_##name##_d
@@ -48,6 +49,19 @@ CPU_SEP_TABLES(cpu_sep_d, dbtr_cross_d, dbtr_slotw_d);
 #define DBTR_CROSS dbtr_cross_d
 #define DBTR_SLOTW_T dbtr_slotw_d
 #define DBTR_SEP_TABLES cpu_sep_d
+#include "recon/separable.h"
+#define DBTR_FN(name) dbtr__cpu_##name##_dd
+#define DBTR_CPU_PREC 2
+#include "recon/cpu_arith.h"
+#define DBTR_T dbtr_dd
+#define DBTR_FN(name) dbtr__cpu_##name##_dd
+#define DBTR_FOOT dbtr_footprint_dd
+#define DBTR_CROSS dbtr_cross_dd
+#define DBTR_SLOTW_T dbtr_slotw_dd
+#define DBTR_SEP_TABLES cpu_sep_dd
+#define DBTR_OF_INT(i) dbtr_dd_of_int(i)
+#define DBTR_EQ(a, b) dbtr_dd_eq((a), (b))
+#define DBTR_SAME_BITS(a, b) dbtr_dd_same_bits((a), (b))
 #include "recon/separable.h"
 
 int dbtr_cpu_threads(int requested) {
@@ -86,15 +100,27 @@ static void cpu_watch(const dbtr_subset_watch *w, double forward, int phase, lon
  * on the stack, 4 KB in double, in the L1 cache. */
 #define CPU_CHUNK 256
 
-static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
+static void view_of_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
+  dbtr_view_d vd;
+  dbtr_view_reduce(g, grid, k, &vd);
+  dbtr_view_to_f(&vd, out);
+}
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
+
+/* Zero, the test for it, conversions from and to double and the product, for float and
+ * double (CT is the type of the instance being compiled). */
+#define CZERO ((CT)0)
+#define CIS0(a) ((a) == (CT)0)
+#define CFROM_D(x) ((CT)(x))
+#define CTO_D(a) ((double)(a))
+#define CMUL(a, b) ((a) * (b))
 
 #define CT float
 #define CF(name) cpu_f_##name
 #define PF(name) dbtr__cpu_##name##_f
 #define CVIEW dbtr_view_f
 #define CFOOT dbtr_footprint_f
-#define CVIEW_CONVERT dbtr_view_to_f
+#define CVIEW_OF view_of_f
 #define CFOOT_CONVERT dbtr_footprint_to_f
 #define CSEP cpu_sep_f
 #define CCROSS dbtr_cross_f
@@ -106,18 +132,45 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define PF(name) dbtr__cpu_##name##_d
 #define CVIEW dbtr_view_d
 #define CFOOT dbtr_footprint_d
-#define CVIEW_CONVERT copy_view_d
+#define CVIEW_OF dbtr_view_reduce
 #define CFOOT_CONVERT copy_foot_d
 #define CSEP cpu_sep_d
 #define CCROSS dbtr_cross_d
 #define CSLOTW dbtr_slotw_d
 #include "recon/cpu_impl.h"
 
+/* The referee: recon/dd.h's values and operations. */
+#undef CZERO
+#undef CIS0
+#undef CFROM_D
+#undef CTO_D
+#undef CMUL
+#define CZERO dbtr_dd_of(0.0)
+#define CIS0(a) dbtr_dd_eq((a), CZERO)
+#define CFROM_D(x) dbtr_dd_of(x)
+#define CTO_D(a) dbtr_dd_to_double(a)
+#define CMUL(a, b) dbtr_dd_mul((a), (b))
+#define CT dbtr_dd
+#define CF(name) cpu_dd_##name
+#define PF(name) dbtr__cpu_##name##_dd
+#define CVIEW dbtr_view_dd
+#define CFOOT dbtr_footprint_dd
+#define CVIEW_OF dbtr_view_reduce_dd
+#define CFOOT_CONVERT dbtr_footprint_to_dd
+#define CSEP cpu_sep_dd
+#define CCROSS dbtr_cross_dd
+#define CSLOTW dbtr_slotw_dd
+#include "recon/cpu_impl.h"
+
 int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob) {
-  int rc = precision == DBTR_PREC_FLOAT ? cpu_f_backend_create(out, prob) : cpu_d_backend_create(out, prob);
+  int rc = precision == DBTR_PREC_FLOAT    ? cpu_f_backend_create(out, prob)
+           : precision == DBTR_PREC_DOUBLE ? cpu_d_backend_create(out, prob)
+                                           : cpu_dd_backend_create(out, prob);
   if (!rc) {
     (*out)->precision = precision;
-    strcpy((*out)->name, precision == DBTR_PREC_FLOAT ? "cpu-float" : "cpu-double");
+    strcpy((*out)->name, precision == DBTR_PREC_FLOAT    ? "cpu-float"
+                         : precision == DBTR_PREC_DOUBLE ? "cpu-double"
+                                                         : "cpu-dd");
   }
   return rc;
 }
@@ -126,6 +179,7 @@ struct dbtr_cpu_projector {
   dbtr_precision precision;
   cpu_f_tables f;
   cpu_d_tables d;
+  cpu_dd_tables dd;
 };
 
 int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
@@ -133,8 +187,9 @@ int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, c
   *out = calloc(1, sizeof **out);
   if (!*out) return dbtr_err(DBTR_ENOMEM, "CPU projector: out of memory");
   (*out)->precision = precision;
-  int rc = precision == DBTR_PREC_FLOAT ? cpu_f_tables_init(&(*out)->f, geom, grid, threads)
-                                        : cpu_d_tables_init(&(*out)->d, geom, grid, threads);
+  int rc = precision == DBTR_PREC_FLOAT    ? cpu_f_tables_init(&(*out)->f, geom, grid, threads)
+           : precision == DBTR_PREC_DOUBLE ? cpu_d_tables_init(&(*out)->d, geom, grid, threads)
+                                           : cpu_dd_tables_init(&(*out)->dd, geom, grid, threads);
   if (rc) dbtr_cpu_projector_destroy(out);
   return rc;
 }
@@ -143,24 +198,30 @@ void dbtr_cpu_projector_destroy(dbtr_cpu_projector **p) {
   if (!*p) return;
   cpu_f_tables_free(&(*p)->f);
   cpu_d_tables_free(&(*p)->d);
+  cpu_dd_tables_free(&(*p)->dd);
   free(*p);
   *p = NULL;
 }
 
 int dbtr_cpu_forward(dbtr_cpu_projector *p, const void *vol, void *proj) {
-  return p->precision == DBTR_PREC_FLOAT ? cpu_f_forward_all(&p->f, vol, proj) : cpu_d_forward_all(&p->d, vol, proj);
+  return p->precision == DBTR_PREC_FLOAT    ? cpu_f_forward_all(&p->f, vol, proj)
+         : p->precision == DBTR_PREC_DOUBLE ? cpu_d_forward_all(&p->d, vol, proj)
+                                            : cpu_dd_forward_all(&p->dd, vol, proj);
 }
 
 int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol) {
-  return p->precision == DBTR_PREC_FLOAT ? cpu_f_back_all(&p->f, proj, vol) : cpu_d_back_all(&p->d, proj, vol);
+  return p->precision == DBTR_PREC_FLOAT    ? cpu_f_back_all(&p->f, proj, vol)
+         : p->precision == DBTR_PREC_DOUBLE ? cpu_d_back_all(&p->d, proj, vol)
+                                            : cpu_dd_back_all(&p->dd, proj, vol);
 }
 
 double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid) {
   double n_proj = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz, vz = (double)g->n_views * (double)grid->nz;
-  int f = p == DBTR_PREC_FLOAT;
-  double cross = (double)(f ? sizeof(dbtr_cross_f) : sizeof(dbtr_cross_d));
-  double slots = (double)(sizeof(dbtr_slots) + (f ? sizeof(dbtr_slotw_f) : sizeof(dbtr_slotw_d)));
+  int f = p == DBTR_PREC_FLOAT, d = p == DBTR_PREC_DOUBLE;
+  double cross = (double)(f ? sizeof(dbtr_cross_f) : d ? sizeof(dbtr_cross_d) : sizeof(dbtr_cross_dd));
+  double slots =
+      (double)(sizeof(dbtr_slots) + (f ? sizeof(dbtr_slotw_f) : d ? sizeof(dbtr_slotw_d) : sizeof(dbtr_slotw_dd)));
   double sep = vz * (((double)g->n_rows + (double)g->n_cols) * cross + ((double)grid->nx + (double)grid->ny) * slots);
   return (double)dbtr_precision_size(p) * (10.0 * n_proj + n_vox) + sep;
 }

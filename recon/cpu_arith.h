@@ -1,15 +1,23 @@
 /* recon/cpu_arith.h: recon/proj_impl.h instantiated with the CPU reference's operators:
  * plain C operators (one IEEE operation each: the CPU code is compiled with
  * -ffp-contract=off), floor by additions (floor_int), and the correctly rounded exp of
- * recon/crmath.h. Include it with DBTR_FN defined and DBTR_CPU_DOUBLE set to 0 (float) or 1
- * (double); recon/cpu.c includes it once for each, and tests/test_projector.c does too, to
- * test the helpers directly. No include guard: each inclusion is one instance. */
+ * recon/crmath.h; for the double-double referee, recon/dd.h's operations. Include it with
+ * DBTR_FN defined and DBTR_CPU_PREC set to 0 (float), 1 (double) or 2 (double-double), the
+ * values of dbtr_precision; recon/cpu.c includes it once for each, and tests/test_projector.c
+ * does too, to test the helpers directly. No include guard: each inclusion is one instance. */
 #include <math.h>
 
 #include "recon/crmath.h"
+#include "recon/dd.h"
 #include "recon/rays.h"
 
-#if DBTR_CPU_DOUBLE
+#if DBTR_CPU_PREC == 2
+#define DBTR_T dbtr_dd
+#define DBTR_VIEW dbtr_view_dd
+#define DBTR_FOOT dbtr_footprint_dd
+#include "recon/dd_ops.h"
+#else
+#if DBTR_CPU_PREC == 1
 #define DBTR_T double
 #define DBTR_VIEW dbtr_view_d
 #define DBTR_FOOT dbtr_footprint_d
@@ -27,5 +35,6 @@
 #define DBTR_SUB(a, b) ((a) - (b))
 #define DBTR_DIV(a, b) ((a) / (b))
 #define DBTR_FLOOR_BY_SHIFT 1
+#endif
 #include "recon/proj_impl.h"
-#undef DBTR_CPU_DOUBLE
+#undef DBTR_CPU_PREC

@@ -1,7 +1,12 @@
 /* recon/cpu_impl.h: the CPU reference, as a template over the element type, included by
- * recon/cpu.c once for float and once for double. CT is the type, CF(name) names this
- * instance's functions, PF(name) names the shared arithmetic of recon/proj_impl.h and of
- * recon/separable.h, and CSEP, CCROSS and CSLOTW are the separable tables' types.
+ * recon/cpu.c once for float, once for double and once for double-double (the referee). CT
+ * is the type, CF(name) names this instance's functions, PF(name) names the shared arithmetic
+ * of recon/proj_impl.h and of recon/separable.h, and CSEP, CCROSS and CSLOTW are the
+ * separable tables' types. CVIEW_OF(g, grid, k, view) reduces view k to CVIEW, CFOOT_CONVERT
+ * turns a double footprint into CFOOT; CZERO, CIS0(a), CFROM_D(x), CTO_D(a) and CMUL(a, b)
+ * are zero, the test for it, a double rounded to CT, CT rounded to double and a product, as
+ * operators for float and double and as recon/dd.h's functions for double-double (these five
+ * stay defined from one instance to the next: the includer changes them).
  *
  * Where every view is separable (every preset; recon/separable.h), the forward projection
  * looks each column's and row's crossing up and the gather each voxel index's pixel slots and
@@ -125,10 +130,8 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
     return rc;
   }
   for (size_t k = 0; k < g->n_views; k++) {
-    dbtr_view_d vd;
     CVIEW v;
-    dbtr_view_reduce(g, grid, k, &vd);
-    CVIEW_CONVERT(&vd, &v);
+    CVIEW_OF(g, grid, k, &v);
     for (size_t z = 0; z < grid->nz; z++) {
       dbtr_footprint_d fd;
       dbtr_footprint_reduce(g, grid, k, z, &fd);
@@ -154,7 +157,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
  * its column's and its row's), so each sum gets forward_ray's terms in its order. */
 static void CF(forward_sep)(const CF(tables) * t, size_t k, int r, int c0, int m, const CT *vol, CT *out) {
   CT sum[CPU_CHUNK];
-  for (int j = 0; j < m; j++) sum[j] = (CT)0;
+  for (int j = 0; j < m; j++) sum[j] = CZERO;
   size_t slice = (size_t)t->nx * (size_t)t->ny;
   for (int z = 0; z < t->nz; z++) {
     size_t kz = k * (size_t)t->nz + (size_t)z;
@@ -204,15 +207,15 @@ static void CF(gather_sep)(const CF(tables) * t, const size_t *views, size_t n, 
     const dbtr_slots *xs = t->tabs.xs + kz * (size_t)t->nx + (size_t)x0;
     const CSLOTW *xw = t->tabs.xw + kz * (size_t)t->nx + (size_t)x0;
     for (int u = 0; u < ys.n; u++) {
-      if (yw[u] == (CT)0) continue;
+      if (CIS0(yw[u])) continue;
       size_t row = k * t->n_pix + (size_t)(ys.p0 + u) * (size_t)t->n_cols;
       const CT *r1 = e1 + row, *r2 = e2 ? e2 + row : NULL;
       for (int j = 0; j < m; j++)
         for (int a = 0; a < xs[j].n; a++) {
           CT w = PF(weight_xy)(xw[j].w[a], yw[u]);
-          if (w == (CT)0) continue;
+          if (CIS0(w)) continue;
           int c = xs[j].p0 + a;
-          PF(accumulate)(w, r1[c], r2 ? r2[c] : (CT)0, r2 != NULL, &acc1[j], &acc2[j]);
+          PF(accumulate)(w, r1[c], r2 ? r2[c] : CZERO, r2 != NULL, &acc1[j], &acc2[j]);
         }
     }
   }
@@ -230,7 +233,7 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
     for (int x0 = 0; x0 < t->nx; x0 += CPU_CHUNK) {
       int m = t->nx - x0 < CPU_CHUNK ? t->nx - x0 : CPU_CHUNK;
       CT acc1[CPU_CHUNK], acc2[CPU_CHUNK];
-      for (int j = 0; j < m; j++) acc1[j] = acc2[j] = (CT)0;
+      for (int j = 0; j < m; j++) acc1[j] = acc2[j] = CZERO;
       if (t->sep)
         CF(gather_sep)(t, views, n, e1, e2, z, y, x0, m, acc1, acc2);
       else
@@ -284,7 +287,7 @@ static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, doub
   size_t np = s->t.n_views * s->t.n_pix;
   memcpy(s->y, y, np * sizeof(CT));
   if (s->i0 && i0) memcpy(s->i0, i0, np * sizeof(CT));
-  CT v = (CT)fill;
+  CT v = CFROM_D(fill);
   long long nv = (long long)s->t.n_vox;
 #pragma omp parallel for schedule(static) num_threads(s->t.threads)
   for (long long i = 0; i < nv; i++) s->vol[i] = v;
@@ -310,10 +313,10 @@ static int CF(backend_subset)(dbtr_backend *b, size_t sub, double *fit) {
       size_t p = base + (size_t)c;
       if (transmission) {
         CT yhat = PF(transmission_pixel)(s->proj[p], s->y[p], s->i0[p], t->lens[p], &s->e1[p], &s->e2[p]);
-        acc += dbtr_fit_transmission((double)s->y[p], (double)s->proj[p], (double)yhat);
+        acc += dbtr_fit_transmission(CTO_D(s->y[p]), CTO_D(s->proj[p]), CTO_D(yhat));
       } else {
         PF(emission_pixel)(s->proj[p], s->y[p], t->lens[p], &s->e1[p], &s->e2[p]);
-        acc += dbtr_fit_emission((double)s->y[p], (double)s->proj[p]);
+        acc += dbtr_fit_emission(CTO_D(s->y[p]), CTO_D(s->proj[p]));
       }
     }
     s->row_fit[row] = acc;
@@ -404,7 +407,7 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
   }
   for (size_t k = 0; k < t->n_views; k++) views[k] = k;
   /* A's entries are len x weight: fold len into the input, as the ML-EM pixel terms do. */
-  for (size_t p = 0; p < np; p++) e[p] = proj[p] * t->lens[p];
+  for (size_t p = 0; p < np; p++) e[p] = CMUL(proj[p], t->lens[p]);
   CF(gather_views)(t, views, t->n_views, e, NULL, vol, DBTR_UPDATE_BACK);
   free(e);
   free(views);
@@ -416,7 +419,7 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
 #undef PF
 #undef CVIEW
 #undef CFOOT
-#undef CVIEW_CONVERT
+#undef CVIEW_OF
 #undef CFOOT_CONVERT
 #undef CSEP
 #undef CCROSS

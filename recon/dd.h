@@ -120,6 +120,11 @@ static inline DBTR_HD int dbtr_dd_le(dbtr_dd a, dbtr_dd b) { return a.hi < b.hi 
 static inline DBTR_HD int dbtr_dd_gt(dbtr_dd a, dbtr_dd b) { return dbtr_dd_lt(b, a); }
 static inline DBTR_HD int dbtr_dd_ge(dbtr_dd a, dbtr_dd b) { return dbtr_dd_le(b, a); }
 static inline DBTR_HD int dbtr_dd_eq(dbtr_dd a, dbtr_dd b) { return a.hi == b.hi && a.lo == b.lo; }
+/* Whether both parts have the same bits (so -0 differs from +0), as the separable tables'
+ * checks compare values (recon/separable.h). */
+static inline DBTR_HD int dbtr_dd_same_bits(dbtr_dd a, dbtr_dd b) {
+  return dbtr__cr_dbits(a.hi) == dbtr__cr_dbits(b.hi) && dbtr__cr_dbits(a.lo) == dbtr__cr_dbits(b.lo);
+}
 
 /* floor(hi + lo), exact. If hi is not an integer, |hi| < 2^52 and hi lies at least ulp(hi)
  * from every integer while |lo| <= ulp(hi)/2, so floor(a) = floor(hi). If hi is an integer,

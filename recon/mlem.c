@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "recon/cpu.h"
+#include "recon/dd.h"
 #include "recon/error.h"
 
 double dbtr_count_to_line_integral(double y, double i0) {
@@ -89,6 +90,11 @@ void dbtr_mlem_free(dbtr_mlem *m) {
 void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, void *dst) {
   if (p == DBTR_PREC_DOUBLE) {
     memcpy(dst, src, n * sizeof(double));
+  } else if (p == DBTR_PREC_DD) {
+    dbtr_dd *d = dst;
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) d[i] = dbtr_dd_of(src[i]);
   } else {
     float *d = dst;
     long long nn = (long long)n;
@@ -97,9 +103,26 @@ void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, voi
   }
 }
 
+/* A double-double rounded to the nearest float, ties to even. (float)hi is that, except where
+ * hi lies exactly halfway between two floats and lo is not zero: then the value is beyond the
+ * tie, on lo's side. (Elsewhere hi is at least a double ulp from any tie and |lo| at most half
+ * of one, so the value rounds as hi does.) */
+static float dd_to_float(dbtr_dd a) {
+  float f = (float)a.hi;
+  double d = a.hi - (double)f; /* exact: f is hi's neighbour among the floats */
+  if (a.lo == 0.0 || d == 0.0 || !isfinite(d)) return f;
+  float g = nextafterf(f, d > 0.0 ? INFINITY : -INFINITY);
+  return ((double)g - a.hi == -d && (a.lo > 0.0) == (g > f)) ? g : f;
+}
+
 void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *dst) {
   if (p == DBTR_PREC_FLOAT) {
     memcpy(dst, src, n * sizeof(float));
+  } else if (p == DBTR_PREC_DD) {
+    const dbtr_dd *s = src;
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) dst[i] = dd_to_float(s[i]);
   } else {
     const double *s = src;
     long long nn = (long long)n;
@@ -111,6 +134,11 @@ void dbtr_convert_to_float(dbtr_precision p, const void *src, size_t n, float *d
 void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double *dst) {
   if (p == DBTR_PREC_DOUBLE) {
     memcpy(dst, src, n * sizeof(double));
+  } else if (p == DBTR_PREC_DD) {
+    const dbtr_dd *s = src;
+    long long nn = (long long)n;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) dst[i] = dbtr_dd_to_double(s[i]);
   } else {
     const float *s = src;
     long long nn = (long long)n;

@@ -14,6 +14,11 @@
  *   DBTR_FLOOR_BY_SHIFT    0 or 1: how floor_int computes floor (DBTR_FLOOR unused with 1)
  *   DBTR_LOAD_RAY(dst, src)  optional: copies a 4-element ray record (kernels use one
  *                          16-byte vector load); moves bits, computes nothing
+ *   DBTR_OF_INT(i) DBTR_TO_INT(a) DBTR_NEG(a) DBTR_LT DBTR_LE DBTR_GT DBTR_GE DBTR_EQ (a, b)
+ *                          optional: an int as T (exact), an integer-valued T as int, the
+ *                          negation, the comparisons; by default the cast, the unary minus
+ *                          and the operators. The double-double referee (recon/dd.h), whose T
+ *                          is a struct, defines them all.
  * The CPU defines them as plain operators (compiled with -ffp-contract=off, so each is one
  * IEEE operation); cpu-match and double-match define them as __fmul_rn, __fadd_rn, ...;
  * fast and ieee as plain operators under nvcc's contraction and division settings
@@ -51,16 +56,34 @@ typedef enum {
   ((dst)[0] = (src)[0], (dst)[1] = (src)[1], (dst)[2] = (src)[2], (dst)[3] = (src)[3])
 #endif
 
+#ifndef DBTR_OF_INT
+#define DBTR_OF_INT(i) ((DBTR_T)(i))
+#define DBTR_TO_INT(a) ((int)(a))
+#define DBTR_NEG(a) (-(a))
+#define DBTR_LT(a, b) ((a) < (b))
+#define DBTR_LE(a, b) ((a) <= (b))
+#define DBTR_GT(a, b) ((a) > (b))
+#define DBTR_GE(a, b) ((a) >= (b))
+#define DBTR_EQ(a, b) ((a) == (b))
+#endif
+
 #define T DBTR_T
 #define MUL DBTR_MUL
 #define ADD DBTR_ADD
 #define SUB DBTR_SUB
 #define DIV DBTR_DIV
+#define I2T DBTR_OF_INT
+#define NEG DBTR_NEG
+#define LT DBTR_LT
+#define LE DBTR_LE
+#define GT DBTR_GT
+#define GE DBTR_GE
+#define EQ DBTR_EQ
 
 /* Ray record of pixel (r, c): ray[0..3] = (ax, bx, ay, by); returns the path length per
  * slice in mm. */
 static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, T ray[4]) {
-  T fc = (T)c, fr = (T)r;
+  T fc = I2T(c), fr = I2T(r);
   T q0 = ADD(ADD(v->p0[0], MUL(fc, v->du[0])), MUL(fr, v->dv[0]));
   T q1 = ADD(ADD(v->p0[1], MUL(fc, v->du[1])), MUL(fr, v->dv[1]));
   T q2 = ADD(ADD(v->p0[2], MUL(fc, v->du[2])), MUL(fr, v->dv[2]));
@@ -74,7 +97,7 @@ static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, T r
   T norm = DBTR_SQRT(ADD(ADD(MUL(px, px), MUL(py, py)), MUL(pz, pz)));
   /* One slice is one index unit of z, so the ray parameter advances by 1/|d2| per slice
    * and the length by norm/|d2| (dz for a vertical ray). */
-  T adz = d2 < (T)0 ? -d2 : d2;
+  T adz = LT(d2, I2T(0)) ? NEG(d2) : d2;
   return DIV(norm, adz);
 }
 
@@ -108,7 +131,7 @@ static inline DBTR_HD T DBTR_FN(floor_int)(T f, int *i) {
   return above ? SUB(r, (T)1) : r;
 #else
   T fl = DBTR_FLOOR(f);
-  *i = (int)fl;
+  *i = DBTR_TO_INT(fl);
   return fl;
 #endif
 }
@@ -123,8 +146,8 @@ static inline DBTR_HD int DBTR_FN(floor_to_int)(T f) {
  * and the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no
  * voxel gets a non-zero weight. */
 static inline DBTR_HD int DBTR_FN(crossing_1d)(T a, T b, int k, int n, int *i, T *w) {
-  T f = ADD(a, MUL((T)k, b));
-  if (!(f > (T)-1 && f < (T)n)) return 0;
+  T f = ADD(a, MUL(I2T(k), b));
+  if (!(GT(f, I2T(-1)) && LT(f, I2T(n)))) return 0;
   *w = SUB(f, DBTR_FN(floor_int)(f, i));
   return 1;
 }
@@ -140,13 +163,13 @@ static inline DBTR_HD int DBTR_FN(crossing)(const T ray[4], int k, int nx, int n
  * beyond the grid count as zero. i00 is the lower corner's index, negative where that corner
  * lies beyond the grid's first row or column; only corners inside are read. */
 static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
-  T ux = SUB((T)1, wx), uy = SUB((T)1, wy);
+  T ux = SUB(I2T(1), wx), uy = SUB(I2T(1), wy);
   int x_lo = ix >= 0, x_hi = ix + 1 < nx, y_lo = iy >= 0, y_hi = iy + 1 < ny;
   ptrdiff_t i00 = (ptrdiff_t)iy * (ptrdiff_t)nx + (ptrdiff_t)ix, i01 = i00 + (ptrdiff_t)nx;
-  T v00 = (x_lo && y_lo) ? s[i00] : (T)0;
-  T v10 = (x_hi && y_lo) ? s[i00 + 1] : (T)0;
-  T v01 = (x_lo && y_hi) ? s[i01] : (T)0;
-  T v11 = (x_hi && y_hi) ? s[i01 + 1] : (T)0;
+  T v00 = (x_lo && y_lo) ? s[i00] : I2T(0);
+  T v10 = (x_hi && y_lo) ? s[i00 + 1] : I2T(0);
+  T v01 = (x_lo && y_hi) ? s[i01] : I2T(0);
+  T v11 = (x_hi && y_hi) ? s[i01 + 1] : I2T(0);
   return ADD(ADD(ADD(MUL(MUL(ux, uy), v00), MUL(MUL(wx, uy), v10)), MUL(MUL(ux, wy), v01)), MUL(MUL(wx, wy), v11));
 }
 
@@ -162,7 +185,7 @@ static inline DBTR_HD T DBTR_FN(forward_end)(T sum, T len) { return MUL(sum, len
 
 /* Forward projection of one ray through a volume (nz, ny, nx). */
 static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol, int nx, int ny, int nz) {
-  T sum = (T)0;
+  T sum = I2T(0);
   size_t slice = (size_t)nx * (size_t)ny;
   for (int k = 0; k < nz; k++) {
     int ix, iy;
@@ -178,7 +201,7 @@ static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol
  * the crossing is x. */
 static inline DBTR_HD int DBTR_FN(axis_weight)(int i, T w, int x, T *out) {
   if (i == x) {
-    *out = SUB((T)1, w);
+    *out = SUB(I2T(1), w);
     return 1;
   }
   if (i == x - 1) {
@@ -200,7 +223,7 @@ static inline DBTR_HD T DBTR_FN(weight_xy)(T wx, T wy) { return MUL(wx, wy); }
  * it is skipped). */
 static inline DBTR_HD T DBTR_FN(weight_at)(int ix, int iy, T wx, T wy, int x, int y) {
   T fx_w, fy_w;
-  if (!DBTR_FN(axis_weight)(ix, wx, x, &fx_w) || !DBTR_FN(axis_weight)(iy, wy, y, &fy_w)) return (T)0;
+  if (!DBTR_FN(axis_weight)(ix, wx, x, &fx_w) || !DBTR_FN(axis_weight)(iy, wy, y, &fy_w)) return I2T(0);
   return MUL(fx_w, fy_w);
 }
 
@@ -208,7 +231,7 @@ static inline DBTR_HD T DBTR_FN(weight_at)(int ix, int iy, T wx, T wy, int x, in
 static inline DBTR_HD T DBTR_FN(voxel_weight)(const T ray[4], int k, int x, int y, int nx, int ny) {
   int ix, iy;
   T wx, wy;
-  if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) return (T)0;
+  if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) return I2T(0);
   return DBTR_FN(weight_at)(ix, iy, wx, wy, x, y);
 }
 
@@ -219,14 +242,14 @@ static inline DBTR_HD void DBTR_FN(accumulate)(T w, T v1, T v2, int two, T *acc1
 }
 
 /* Whether the span [lo, hi] of one axis meets the detector's n pixels along it. */
-static inline DBTR_HD int DBTR_FN(span_meets)(T lo, T hi, int n) { return hi >= (T)0 && lo <= (T)(n - 1); }
+static inline DBTR_HD int DBTR_FN(span_meets)(T lo, T hi, int n) { return GE(hi, I2T(0)) && LE(lo, I2T(n - 1)); }
 
 /* Candidate pixel span of voxel (x, y) on the slice whose footprint is f: the columns
  * [span[0], span[1]] and rows [span[2], span[3]] in pixel units, not yet clipped or rounded.
  * Returns 0 when it misses the detector. */
 static inline DBTR_HD int DBTR_FN(candidate_span)(const DBTR_FOOT *f, int x, int y, int n_rows, int n_cols,
                                                   T span[4]) {
-  T fx = (T)x, fy = (T)y;
+  T fx = I2T(x), fy = I2T(y);
   T w = ADD(ADD(MUL(f->h[6], fx), MUL(f->h[7], fy)), f->h[8]);
   T c = DIV(ADD(ADD(MUL(f->h[0], fx), MUL(f->h[1], fy)), f->h[2]), w);
   T r = DIV(ADD(ADD(MUL(f->h[3], fx), MUL(f->h[4], fy)), f->h[5]), w);
@@ -242,8 +265,8 @@ static inline DBTR_HD int DBTR_FN(candidate_span)(const DBTR_FOOT *f, int x, int
  * candidates per side rather than one more. The clip compares before converting, so no
  * out-of-range value reaches floor_int. */
 static inline DBTR_HD void DBTR_FN(span_pixels)(T lo, T hi, int n, int *p0, int *p1) {
-  *p0 = lo <= (T)0 ? 0 : -DBTR_FN(floor_to_int)(-lo);
-  *p1 = hi >= (T)(n - 1) ? n - 1 : DBTR_FN(floor_to_int)(hi);
+  *p0 = LE(lo, I2T(0)) ? 0 : -DBTR_FN(floor_to_int)(NEG(lo));
+  *p1 = GE(hi, I2T(n - 1)) ? n - 1 : DBTR_FN(floor_to_int)(hi);
 }
 
 /* The pixel box of a span that meets the detector: columns [c0, c1], rows [r0, r1]. */
@@ -268,8 +291,8 @@ static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const T *ray
       T ray[4];
       DBTR_LOAD_RAY(ray, rays + 4 * p);
       T w = DBTR_FN(voxel_weight)(ray, k, x, y, nx, ny);
-      if (w == (T)0) continue;
-      DBTR_FN(accumulate)(w, e1[p], e2 ? e2[p] : (T)0, e2 != NULL, acc1, acc2);
+      if (EQ(w, I2T(0))) continue;
+      DBTR_FN(accumulate)(w, e1[p], e2 ? e2[p] : I2T(0), e2 != NULL, acc1, acc2);
     }
 }
 
@@ -279,7 +302,7 @@ static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const T *ray
  * len is folded in here because A's entries are len x bilinear weight. Returns yhat, for
  * the data fit. */
 static inline DBTR_HD T DBTR_FN(transmission_pixel)(T l, T y, T i0, T len, T *e1, T *e2) {
-  T yhat = MUL(i0, DBTR_EXP(-l));
+  T yhat = MUL(i0, DBTR_EXP(NEG(l)));
   *e1 = MUL(SUB(yhat, y), len);
   *e2 = MUL(MUL(l, yhat), len);
   return yhat;
@@ -288,16 +311,16 @@ static inline DBTR_HD T DBTR_FN(transmission_pixel)(T l, T y, T i0, T len, T *e1
 /* Transmission update of one voxel: mu + mu N / D, clipped at 0. A voxel with D = 0 (no
  * ray of the subset crosses it, or every such ray saw zero attenuation) keeps its value. */
 static inline DBTR_HD T DBTR_FN(transmission_voxel)(T mu, T num, T den) {
-  if (!(den > (T)0)) return mu;
+  if (!GT(den, I2T(0))) return mu;
   T next = ADD(mu, DIV(MUL(mu, num), den));
-  return next > (T)0 ? next : (T)0;
+  return GT(next, I2T(0)) ? next : I2T(0);
 }
 
 /* Emission ML-EM, per pixel: e1 = g / (A f) len, e2 = len (its back projection is the
  * sensitivity A^T 1). Where A f = 0 the ratio is taken as 0; negative data (noise in line
  * integrals) counts as 0, since the Poisson model has no negative data. */
 static inline DBTR_HD void DBTR_FN(emission_pixel)(T af, T g, T len, T *e1, T *e2) {
-  T q = (af > (T)0 && g > (T)0) ? DIV(g, af) : (T)0;
+  T q = (GT(af, I2T(0)) && GT(g, I2T(0))) ? DIV(g, af) : I2T(0);
   *e1 = MUL(q, len);
   *e2 = len;
 }
@@ -305,7 +328,7 @@ static inline DBTR_HD void DBTR_FN(emission_pixel)(T af, T g, T len, T *e1, T *e
 /* Emission update of one voxel: f N / S. A voxel no ray of the subset crosses (S = 0)
  * keeps its value. */
 static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
-  if (!(sens > (T)0)) return f;
+  if (!GT(sens, I2T(0))) return f;
   return DIV(MUL(f, num), sens);
 }
 
@@ -314,6 +337,21 @@ static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
 #undef ADD
 #undef SUB
 #undef DIV
+#undef I2T
+#undef NEG
+#undef LT
+#undef LE
+#undef GT
+#undef GE
+#undef EQ
+#undef DBTR_OF_INT
+#undef DBTR_TO_INT
+#undef DBTR_NEG
+#undef DBTR_LT
+#undef DBTR_LE
+#undef DBTR_GT
+#undef DBTR_GE
+#undef DBTR_EQ
 #undef DBTR_T
 #undef DBTR_FN
 #undef DBTR_VIEW

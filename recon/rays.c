@@ -26,6 +26,24 @@ void dbtr_view_to_f(const dbtr_view_d *in, dbtr_view_f *out) {
   }
 }
 
+void dbtr_view_reduce_dd(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out) {
+  const double d[3] = {grid->dx, grid->dy, grid->dz};
+  /* dbtr_geom_pixel_center's offsets of pixel (0, 0) from the detector's centre: halves of
+   * integers below 2^22, exact in double. */
+  dbtr_dd oc = dbtr_dd_of(-0.5 * (double)(g->n_cols - 1)), orow = dbtr_dd_of(-0.5 * (double)(g->n_rows - 1));
+  for (size_t i = 0; i < 3; i++) {
+    dbtr_dd di = dbtr_dd_of(d[i]), o = dbtr_dd_of(grid->origin[i]), u = dbtr_dd_of(g->detector_u[3 * k + i]),
+            v = dbtr_dd_of(g->detector_v[3 * k + i]);
+    dbtr_dd p0 = dbtr_dd_add(dbtr_dd_add(dbtr_dd_of(g->detector_center[3 * k + i]), dbtr_dd_mul(oc, u)),
+                             dbtr_dd_mul(orow, v));
+    out->src[i] = dbtr_dd_div(dbtr_dd_sub(dbtr_dd_of(g->source[3 * k + i]), o), di);
+    out->p0[i] = dbtr_dd_div(dbtr_dd_sub(p0, o), di);
+    out->du[i] = dbtr_dd_div(u, di);
+    out->dv[i] = dbtr_dd_div(v, di);
+    out->scale[i] = di;
+  }
+}
+
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static void cross3(const double *a, const double *b, double *o) {
   o[0] = a[1] * b[2] - a[2] * b[1];
@@ -101,4 +119,10 @@ void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out) {
   for (int i = 0; i < 9; i++) out->h[i] = (float)in->h[i];
   out->rc = (float)in->rc;
   out->rr = (float)in->rr;
+}
+
+void dbtr_footprint_to_dd(const dbtr_footprint_d *in, dbtr_footprint_dd *out) {
+  for (int i = 0; i < 9; i++) out->h[i] = dbtr_dd_of(in->h[i]);
+  out->rc = dbtr_dd_of(in->rc);
+  out->rr = dbtr_dd_of(in->rr);
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "recon/dd.h"
 #include "recon/geom.h"
 
 #ifdef __cplusplus
@@ -27,6 +28,10 @@ typedef struct {
 typedef struct {
   double src[3], p0[3], du[3], dv[3], scale[3];
 } dbtr_view_d;
+/* The double-double referee's (recon/dd.h), reduced in double-double from the inputs. */
+typedef struct {
+  dbtr_dd src[3], p0[3], du[3], dv[3], scale[3];
+} dbtr_view_dd;
 
 /* For the gather back projector: where voxel column (x, y) of one slice lands on the
  * detector, and how far around it a ray can still touch the voxel's bilinear support
@@ -43,14 +48,25 @@ typedef struct {
   double h[9];
   double rc, rr;
 } dbtr_footprint_d;
+typedef struct {
+  dbtr_dd h[9];
+  dbtr_dd rc, rr;
+} dbtr_footprint_dd;
 
-/* The double reduction of view k, and its rounding to each precision. */
+/* The double reduction of view k, and its rounding to float. */
 void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out);
 void dbtr_view_to_f(const dbtr_view_d *in, dbtr_view_f *out);
+/* View k reduced in double-double: the same formulas as dbtr_view_reduce (and
+ * dbtr_geom_pixel_center's), each operation in double-double, so that nothing of the ray's
+ * set-up is rounded to double. */
+void dbtr_view_reduce_dd(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out);
 
 /* The footprint of view k on slice z (index), in double, and its rounding to float. */
 void dbtr_footprint_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, size_t z, dbtr_footprint_d *out);
 void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out);
+/* The footprint as double-double values (exactly): it only bounds which pixels a voxel's gather
+ * tests, each with the exact shared test, so the referee needs no more than double's. */
+void dbtr_footprint_to_dd(const dbtr_footprint_d *in, dbtr_footprint_dd *out);
 /* Pixel coordinates (c, r) of the point (x, y) of the footprint's slice, in index units, by
  * its homography h (the formula above), in double. */
 void dbtr_footprint_map(const double h[9], double x, double y, double *c, double *r);

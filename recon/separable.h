@@ -27,6 +27,9 @@
  *                          dbtr_slots *xs, *ys;   (n_views, nz, nx), (n_views, nz, ny)
  *                          DBTR_SLOTW_T *xw, *yw; (n_views, nz, nx), (n_views, nz, ny)
  *                          int *flag;             set to 1 once anything is found not separable
+ *   DBTR_OF_INT(i), DBTR_EQ(a, b), DBTR_SAME_BITS(a, b)  optional, for a T that is a struct (the
+ *                          double-double referee): an int as T, equality of values, equality
+ *                          of bits; by default the cast, == and the bits of a float or double
  * The macros are undefined at the end. */
 #include <stddef.h>
 
@@ -35,11 +38,19 @@
 #include "recon/separable_types.h"
 
 #define T DBTR_T
+#ifndef DBTR_OF_INT
+#define DBTR_OF_INT(i) ((T)(i))
+#define DBTR_EQ(a, b) ((a) == (b))
+#endif
 
 /* Whether two values have the same bits (so -0 differs from +0). */
 static inline DBTR_HD int DBTR_FN(same_bits)(T a, T b) {
+#ifdef DBTR_SAME_BITS
+  return DBTR_SAME_BITS(a, b);
+#else
   return sizeof(T) == sizeof(float) ? dbtr__cr_fbits((float)a) == dbtr__cr_fbits((float)b)
                                     : dbtr__cr_dbits((double)a) == dbtr__cr_dbits((double)b);
+#endif
 }
 
 /* Whether pixel (r, c)'s ray record has its column's x part (that of row 0) and its row's y
@@ -60,7 +71,7 @@ static inline DBTR_HD void DBTR_FN(cross_store)(T a, T b, int k, int n, DBTR_CRO
     out->w = w;
   } else {
     out->i = DBTR_CROSS_NONE;
-    out->w = (T)0;
+    out->w = DBTR_OF_INT(0);
   }
 }
 
@@ -71,7 +82,7 @@ static inline DBTR_HD int DBTR_FN(axis_slots)(const DBTR_CROSS *cross, T lo, T h
                                               T w[DBTR_SLOTW]) {
   s->p0 = 0;
   s->n = 0;
-  for (int j = 0; j < DBTR_SLOTW; j++) w[j] = (T)0;
+  for (int j = 0; j < DBTR_SLOTW; j++) w[j] = DBTR_OF_INT(0);
   if (!DBTR_FN(span_meets)(lo, hi, n)) return 1;
   int p0, p1;
   DBTR_FN(span_pixels)(lo, hi, n, &p0, &p1);
@@ -184,12 +195,16 @@ static inline DBTR_HD void DBTR_FN(sep_check)(const DBTR_FOOT *foot, size_t n_vi
 static inline DBTR_HD void DBTR_FN(sep_feet)(const DBTR_FOOT *foot, size_t n_views, int nz, int *flag) {
   DBTR_SETUP_FOR(i, n_views * (size_t)nz) {
     const T *h = foot[i].h;
-    if (h[1] != (T)0 || h[3] != (T)0 || h[6] != (T)0 || h[7] != (T)0) *flag = 1;
+    T zero = DBTR_OF_INT(0);
+    if (!DBTR_EQ(h[1], zero) || !DBTR_EQ(h[3], zero) || !DBTR_EQ(h[6], zero) || !DBTR_EQ(h[7], zero)) *flag = 1;
   }
 }
 
 #undef T
 #undef DBTR_T
+#undef DBTR_OF_INT
+#undef DBTR_EQ
+#undef DBTR_SAME_BITS
 #undef DBTR_FN
 #undef DBTR_FOOT
 #undef DBTR_CROSS

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "recon/dd.h"
+
 /* One axis of the crossing of a column's (or row's) rays with one slice, as crossing_1d
  * computes it: lower voxel index i and upper weight w, or i = DBTR_CROSS_NONE where the
  * crossing lies outside the grid's (-1, n) band. */
@@ -18,6 +20,10 @@ typedef struct {
   int i;
   double w;
 } dbtr_cross_d;
+typedef struct {
+  int i;
+  dbtr_dd w;
+} dbtr_cross_dd;
 
 /* The pixel slots of one voxel index along one axis: the pixels [p0, p0 + n) of its
  * candidate box along that axis (n = 0: none). A box of more than DBTR_SLOTS pixels along
@@ -45,6 +51,9 @@ typedef struct {
 typedef struct {
   double w[DBTR_SLOTW];
 } dbtr_slotw_d;
+typedef struct {
+  dbtr_dd w[DBTR_SLOTW];
+} dbtr_slotw_dd;
 
 /* The builder of the tables (recon/separable.h) visits each element of a table once, in
  * DBTR_SETUP_FOR(i, n) { ... } over [0, n): on the device a grid-stride loop (the GPU's

@@ -22,6 +22,9 @@ static int parse_path(const char *name, dbtr_vpath *p) {
   } else if (!strcmp(name, "cpu-float")) {
     p->ref = DBTR_VREF_DOUBLE;
   } else if (!dbtr_gpu_mode_parse(name, &p->mode)) {
+    if (dbtr_gpu_mode_precision(p->mode) == DBTR_PREC_DD)
+      return dbtr_err(DBTR_EINVAL, "'%s' is the referee (double-double), which validate does not run as a path yet: "
+                      "run it with `dbtr recon --mode dd`", name);
     p->is_gpu = 1;
     p->prec = dbtr_gpu_mode_precision(p->mode);
     p->ref = p->prec == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT;

@@ -13,7 +13,8 @@
  * backend makes them again in batches of views; the match modes stay bitwise equal to the
  * CPU with batches of one view, and every mode gives the unbatched run's bits. Spread over
  * several GPUs (real ones where the machine has them, else several parts on the one), every
- * mode gives the bits of one GPU. */
+ * mode gives the bits of one GPU. The referee's dd mode equals the CPU's dd precision bit for
+ * bit (dd_match). */
 #include <string.h>
 
 #include "kernels/gpu.h"
@@ -284,5 +285,59 @@ DBTR_TEST(out_of_memory_message) {
   dbtr_geom_free(&g);
 }
 
+/* The referee: the GPU's dd mode and the CPU's dd precision give the same bits after every
+ * iteration (the volume, the forward projections and the deviance), on every preset at test
+ * size and the turned detector, transmission and emission, 1 and 3 subsets, and with ray
+ * records one view at a time. */
+static void dd_same_bits(const char *preset, double rotate_deg, int emission, size_t subsets, budget bg) {
+  test_mlem_problem p;
+  dbtr_backend *b[2] = {NULL, NULL};
+  size_t es = dbtr_precision_size(DBTR_PREC_DD);
+  void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
+  char what[128];
+  snprintf(what, sizeof what, "%s%s %s, %zu subsets%s", preset, rotate_deg != 0.0 ? " turned" : "",
+           emission ? "emission" : "transmission", subsets, bg == BUDGET_ONE_VIEW ? ", one view's rays at a time" : "");
+  REQUIRE_OK(test_mlem_problem_open(&p, preset, rotate_deg, emission, subsets, 0));
+  REQUIRE_OK(set_budget(&p, DBTR_MODE_DD, bg));
+  REQUIRE_OK(dbtr_cpu_backend_create(&b[0], DBTR_PREC_DD, &p.m.prob));
+  REQUIRE_OK(dbtr_gpu_backend_create(&b[1], DBTR_MODE_DD, &p.m.prob));
+  for (int i = 0; i < 2; i++) {
+    REQUIRE_OK(dbtr_mlem_load(&p.m, b[i], 0.0));
+    REQUIRE_OK(dbtr_alloc(&vol[i], p.m.n_vox, es, "volume"));
+    REQUIRE_OK(dbtr_alloc(&proj[i], p.m.n_proj, es, "projections"));
+  }
+  for (int it = 0; it < ITERS; it++) {
+    double dev[2];
+    for (int i = 0; i < 2; i++) {
+      REQUIRE_OK(dbtr_mlem_iterate(&p.m, b[i], &dev[i]));
+      REQUIRE_OK(b[i]->get_volume(b[i], vol[i]));
+      REQUIRE_OK(b[i]->get_projections(b[i], proj[i]));
+    }
+    int sv = !memcmp(vol[0], vol[1], p.m.n_vox * es), sp = !memcmp(proj[0], proj[1], p.m.n_proj * es);
+    int sd = !memcmp(&dev[0], &dev[1], sizeof dev[0]);
+    if (!sv || !sp || !sd)
+      TEST__FAIL("%s: dd: iteration %d: the %s differ between the CPU and the GPU", what, it + 1,
+                 !sv ? "volumes" : !sp ? "forward projections" : "deviances");
+  }
+  printf("%-50s dd: CPU and GPU the same bits at each of %d iterations\n", what, ITERS);
+  for (int i = 0; i < 2; i++) {
+    free(vol[i]);
+    free(proj[i]);
+    dbtr_backend_destroy(&b[i]);
+  }
+  test_mlem_problem_close(&p);
+}
+
+DBTR_TEST(dd_match) {
+  need_gpu();
+  const char *presets[5] = {"tiny", "hologic", "siemens", "ge", "thesis"};
+  for (int i = 0; i < 6; i++)
+    for (int emission = 0; emission < 2; emission++)
+      for (size_t subsets = 1; subsets <= 3; subsets += 2)
+        dd_same_bits(i < 5 ? presets[i] : "hologic", i < 5 ? 0.0 : 7.0, emission, subsets, BUDGET_NONE);
+  dd_same_bits("hologic", 0.0, 0, 3, BUDGET_ONE_VIEW);
+  dd_same_bits("hologic", 7.0, 0, 3, BUDGET_ONE_VIEW);
+}
+
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message)
+               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message, dd_match)

@@ -20,7 +20,7 @@
 /* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h), and the
  * GPU's separable gather over it. */
 #define DBTR_FN(name) t_##name##_f
-#define DBTR_CPU_DOUBLE 0
+#define DBTR_CPU_PREC 0
 #include "recon/cpu_arith.h"
 #define DBTR_T float
 #define DBTR_FN(name) t_##name##_f
@@ -31,7 +31,7 @@
 #define DBTR_SEP_TABLES gpu_tables_f
 #include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_d
-#define DBTR_CPU_DOUBLE 1
+#define DBTR_CPU_PREC 1
 #include "recon/cpu_arith.h"
 #define DBTR_T double
 #define DBTR_FN(name) t_##name##_d
