@@ -226,6 +226,10 @@ class Progress:
 
 def _volume(handle: ctypes.c_void_p, shape: tuple) -> np.ndarray:
     prec = _lib.lib.dbtr_recon_precision(handle)
+    if prec == _lib.PREC_DD:  # (hi, lo) pairs; hi is the value rounded to double
+        pairs = np.empty(tuple(shape) + (2,), dtype=np.float64)
+        _lib.check(_lib.lib.dbtr_recon_volume(handle, pairs.ctypes.data))
+        return np.ascontiguousarray(pairs[..., 0])
     out = np.empty(shape, dtype=np.float32 if prec == _lib.PREC_FLOAT else np.float64)
     _lib.check(_lib.lib.dbtr_recon_volume(handle, out.ctypes.data))
     return out
@@ -244,7 +248,8 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
     for line integrals). init: uniform start value in 1/mm (0: estimated from the data).
     backend: "cpu", "gpu" or "auto" (the GPU when one can be used: a RuntimeWarning says why
     not when it falls back). mode: the GPU floating-point mode (docs/modes.md). precision:
-    "float" or "double" on the CPU (None: the mode's). gpu_memory: bytes the GPU backend may
+    "float", "double" or "dd" (the double-double referee) on the CPU (None: the mode's); dd
+    results, on the CPU or with mode "dd", come back as float64, rounded to nearest. gpu_memory: bytes the GPU backend may
     take (0: what the GPU has free, less a margin; less than the problem needs gives the same
     bits in batches, docs/performance.md). gpus: GPUs to spread over (-1: all), with the bits
     of one. callback(progress) runs after each
@@ -334,7 +339,8 @@ def gpu_available() -> Optional[str]:
 
 
 def modes() -> list:
-    """The GPU floating-point modes ("fast", "ieee", "cpu-match", "double", "double-match")."""
+    """The GPU floating-point modes ("fast", "ieee", "cpu-match", "double", "double-match", and
+    "dd", the double-double referee)."""
     out, i = [], 0
     while (m := _lib.lib.dbtr_mode_name(i)) is not None:
         out.append(m.decode())

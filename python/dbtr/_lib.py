@@ -39,7 +39,7 @@ lib = _load()
 QUANTITIES = ("counts", "line_integral")
 DTYPES = ("float32", "float64", "uint16", "uint32")
 I0_NONE, I0_SCALAR, I0_PER_VIEW, I0_PER_PIXEL, I0_FULL = range(5)
-PREC_FLOAT, PREC_DOUBLE = 0, 1
+PREC_FLOAT, PREC_DOUBLE, PREC_DD = 0, 1, 2  # dbtr_precision; a dd value is two float64, hi then lo
 
 _dp = POINTER(c_double)
 

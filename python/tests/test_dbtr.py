@@ -80,17 +80,18 @@ def test_back_is_the_transpose(tiny):
 @pytest.mark.parametrize("args", [
     ("scan.h5", "--iterations", 4, "--subsets", 3),
     ("scan.h5", "--iterations", 3, "--precision", "double"),
+    ("scan.h5", "--iterations", 2, "--precision", "dd"),
     ("li.h5", "--iterations", 3, "--subsets", 3),
-], ids=["float_subsets", "double", "emission"])
+], ids=["float_subsets", "double", "dd", "emission"])
 def test_recon_equals_cli(cli, tiny, tmp_path, args):
     """recon() and `dbtr recon --backend cpu` give the same bits (the command stores float32:
-    a double volume is compared rounded to float32)."""
+    a double or double-double volume is compared rounded to float32)."""
     name, *flags = args
     cli("recon", tiny / name, "-o", tmp_path / "r.tif", "--backend", "cpu", *flags)
     kw = dict(zip((f.lstrip("-") for f in flags[::2]), flags[1::2]))
     s = dbtr.read_scan(tiny / name)
     vol = dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, backend="cpu", **kw)
-    assert vol.dtype == (np.float64 if kw.get("precision") == "double" else np.float32)
+    assert vol.dtype == (np.float64 if kw.get("precision") in ("double", "dd") else np.float32)
     assert same_bits(vol.astype(np.float32), cli_volume(tmp_path / "r.tif"))
 
 
@@ -200,7 +201,7 @@ def test_gil_is_released_during_compute(tiny):
 
 def test_version_modes_and_no_stray_warning(tiny):
     assert dbtr.__version__.count(".") == 2
-    assert "cpu-match" in dbtr.modes() and "double-match" in dbtr.modes()
+    assert "cpu-match" in dbtr.modes() and "double-match" in dbtr.modes() and "dd" in dbtr.modes()
     s = dbtr.read_scan(tiny / "scan.h5")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # backend="cpu" never warns
