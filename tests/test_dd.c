@@ -14,6 +14,7 @@
 #endif
 
 #include "recon/dd.h"
+#include "tests/rng.h"
 #include "tests/test.h"
 
 #ifdef DBTR_HAVE_MPFR
@@ -34,24 +35,6 @@ static uint64_t dbits(double x) {
 }
 static int normalized(dbtr_dd a) { return a.hi + a.lo == a.hi; }
 
-/* splitmix64: a fixed, portable sequence of test inputs. */
-static uint64_t mix(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-/* Uniform in [a, b). */
-static double uniform(uint64_t *state, double a, double b) {
-  return a + (b - a) * ((double)(mix(state) >> 11) * 0x1p-53);
-}
-/* Random sign and significand, exponent uniform in [e0, e1]. */
-static double log_uniform(uint64_t *state, int e0, int e1) {
-  uint64_t r = mix(state);
-  double m = 1.0 + (double)(r >> 12) * 0x1p-52;
-  int e = e0 + (int)((r & 0x3ff) % (uint64_t)(e1 - e0 + 1));
-  return ((r >> 11) & 1u) ? -ldexp(m, e) : ldexp(m, e);
-}
 /* hi plus a random low part: below u|hi| (the usual case), 2^-40 smaller still, or zero. */
 static dbtr_dd with_lo(uint64_t *state, double hi) {
   double lo = hi * 0x1p-53 * uniform(state, -1.0, 1.0);
