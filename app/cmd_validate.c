@@ -280,7 +280,7 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   if ((rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
   for (int p = 0; p < 2 && !o->quiet; p++)
     if (v.gpu_memory[p][0])
-      fprintf(stderr, "dbtr validate: %s paths: %s\n", p == DBTR_PREC_FLOAT ? "float" : "double", v.gpu_memory[p]);
+      fprintf(stderr, "dbtr validate: %s paths: %s\n", dbtr_precision_name((dbtr_precision)p), v.gpu_memory[p]);
   if (v.spilled && !o->quiet)
     fprintf(stderr,
             "dbtr validate: the references' recorded states (%.3g GiB) do not fit in the memory left beside the "
@@ -323,7 +323,7 @@ int dbtr_cmd_validate(int argc, char **argv) {
   char all[256] = "";
   for (int m = 0; m < DBTR_MODE_COUNT; m++) /* every mode users pick (recon/modes.def) but the referee */
     if (dbtr_gpu_mode_precision((dbtr_gpu_mode)m) != DBTR_PREC_DD)
-      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", m ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
   if (!o.modes) o.modes = gpu ? all : "cpu-1-thread,cpu-float";
   char buf[2 * MAX_NAMES];
   const char *names[MAX_NAMES];

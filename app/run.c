@@ -100,7 +100,7 @@ int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gr
   if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
   char what[128];
   snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side",
-           p == DBTR_PREC_DD ? "double-double" : p == DBTR_PREC_DOUBLE ? "double" : "float");
+           dbtr_precision_name(p));
   int rc = dbtr_mem_check(need, what);
   return rc ? cli_fail(cmd, rc) : 0;
 }

@@ -68,8 +68,8 @@ int dbtr__data_expand(const dbtr_scan *scan, dbtr_algo algo, double **y, double 
 dbtr_precision dbtr__backend_precision(const dbtr_backend_opts *o) {
   dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
   if (o->mode && dbtr_gpu_mode_parse(o->mode, &mode)) mode = DBTR_MODE_CPU_MATCH;
-  if (o->precision)
-    return !strcmp(o->precision, "double") ? DBTR_PREC_DOUBLE : !strcmp(o->precision, "dd") ? DBTR_PREC_DD : DBTR_PREC_FLOAT;
+  dbtr_precision p;
+  if (o->precision && dbtr_precision_of(o->precision, &p)) return p;
   return dbtr_gpu_mode_precision(mode);
 }
 
@@ -80,7 +80,8 @@ int dbtr__backend_create(const dbtr_backend_opts *o, const dbtr_problem *prob, d
   const char *be = o->backend ? o->backend : "auto";
   if (strcmp(be, "cpu") && strcmp(be, "gpu") && strcmp(be, "auto"))
     return dbtr_err(DBTR_EINVAL, "unknown backend '%s' (expected cpu, gpu or auto)", be);
-  if (o->precision && strcmp(o->precision, "float") && strcmp(o->precision, "double") && strcmp(o->precision, "dd"))
+  dbtr_precision prec;
+  if (o->precision && !dbtr_precision_of(o->precision, &prec))
     return dbtr_err(DBTR_EINVAL, "unknown precision '%s' (expected float, double or dd)", o->precision);
   dbtr_gpu_mode mode = DBTR_MODE_CPU_MATCH;
   int rc = o->mode ? dbtr_gpu_mode_parse(o->mode, &mode) : 0;

@@ -84,6 +84,20 @@ size_t dbtr_precision_size(dbtr_precision p) {
   return p == DBTR_PREC_DD ? 2 * sizeof(double) : p == DBTR_PREC_DOUBLE ? sizeof(double) : sizeof(float);
 }
 
+const char *dbtr_precision_name(dbtr_precision p) {
+  return p == DBTR_PREC_DD ? "dd" : p == DBTR_PREC_DOUBLE ? "double" : "float";
+}
+
+int dbtr_precision_of(const char *s, dbtr_precision *out) {
+  const dbtr_precision all[3] = {DBTR_PREC_FLOAT, DBTR_PREC_DOUBLE, DBTR_PREC_DD};
+  for (int i = 0; i < 3; i++)
+    if (s && !strcmp(s, dbtr_precision_name(all[i]))) {
+      *out = all[i];
+      return 1;
+    }
+  return 0;
+}
+
 void dbtr_backend_destroy(dbtr_backend **b) {
   if (*b && (*b)->destroy) (*b)->destroy(*b);
   *b = NULL;

@@ -101,6 +101,10 @@ dbtr_precision dbtr_gpu_mode_precision(dbtr_gpu_mode m);
  * is 0) and returns how many there are; 0 for the match modes and the variants. */
 size_t dbtr_gpu_mode_variants(dbtr_gpu_mode m, dbtr_gpu_mode *out, size_t max);
 size_t dbtr_precision_size(dbtr_precision p);
+/* The name users write after --precision: "float", "double" or "dd". */
+const char *dbtr_precision_name(dbtr_precision p);
+/* 1, with the precision of that name in *out; 0 when s names none. */
+int dbtr_precision_of(const char *s, dbtr_precision *out);
 
 #ifdef __cplusplus
 }

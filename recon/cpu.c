@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,9 +169,7 @@ int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const 
                                            : cpu_dd_backend_create(out, prob);
   if (!rc) {
     (*out)->precision = precision;
-    strcpy((*out)->name, precision == DBTR_PREC_FLOAT    ? "cpu-float"
-                         : precision == DBTR_PREC_DOUBLE ? "cpu-double"
-                                                         : "cpu-dd");
+    snprintf((*out)->name, sizeof (*out)->name, "cpu-%s", dbtr_precision_name(precision));
   }
   return rc;
 }
