@@ -53,12 +53,14 @@ uint64_t dbtr_checkpoint_scan_crc(const dbtr_scan *s) {
   return (uint64_t)c;
 }
 
-/* The CPU reference and the match modes give the same bits, so a checkpoint of one goes
- * on bitwise on the other; every other GPU mode goes on bitwise only on itself. */
+/* The CPU reference and the match modes give the same bits, and so do the referee's CPU and
+ * GPU (dd), so a checkpoint of one goes on bitwise on the other; every other GPU mode goes on
+ * bitwise only on itself. */
 static void arithmetic_of(const dbtr_backend *b, char *out, size_t cap) {
   const char *n = b->name;
   if (!strcmp(n, "cpu-float") || !strcmp(n, "gpu:cpu-match")) n = "reference float";
   else if (!strcmp(n, "cpu-double") || !strcmp(n, "gpu:double-match")) n = "reference double";
+  else if (!strcmp(n, "cpu-dd") || !strcmp(n, "gpu:dd")) n = "reference dd";
   snprintf(out, cap, "%s", n);
 }
 
@@ -180,7 +182,11 @@ static int check_volume(const char *path, const void *vol, const dbtr_checkpoint
                                                    : (double)((const float *)vol)[i];
     double lo = in->precision == DBTR_PREC_DD ? ((const double *)vol)[2 * i + 1] : 0.0;
     if (!(v >= 0.0) || isinf(v) || !isfinite(lo))
-      return dbtr_err(DBTR_EFORMAT, "%s: voxel %zu holds %g; a checkpoint volume is finite and non-negative", path, i, v);
+      return in->precision == DBTR_PREC_DD
+                 ? dbtr_err(DBTR_EFORMAT, "%s: voxel %zu holds %g + %g; a checkpoint volume is finite and non-negative",
+                            path, i, v, lo)
+                 : dbtr_err(DBTR_EFORMAT, "%s: voxel %zu holds %g; a checkpoint volume is finite and non-negative", path,
+                            i, v);
   }
   return 0;
 }

@@ -93,6 +93,38 @@ static void bad_value(float bad) {
   tmp_remove(dir);
 }
 
+/* A double-double checkpoint (two doubles a voxel) comes back as written; a voxel whose high
+ * part is negative, or whose low part is not finite, is refused. */
+static int dd_round_trip(double hi5, double lo5) {
+  char dir[64], p[256];
+  dbtr_checkpoint_info in = small_info(), out;
+  in.precision = DBTR_PREC_DD;
+  double v[2 * NV];
+  for (int i = 0; i < NV; i++) v[2 * i] = 0.01 * (double)(i + 1), v[2 * i + 1] = 0x1p-60 * (double)(i % 3 - 1);
+  v[10] = hi5, v[11] = lo5;
+  if (tmp_make(dir) != 0) return -1;
+  tmp_path(p, dir, "c.ckpt");
+  int rc = dbtr_checkpoint_write(p, &in, v);
+  void *back = NULL;
+  if (!rc) rc = dbtr_checkpoint_read(p, &out, &back);
+  if (!rc) {
+    CHECK(memcmp(back, v, sizeof v) == 0);
+    CHECK_EQ_U64(out.precision, DBTR_PREC_DD);
+  }
+  free(back);
+  tmp_remove(dir);
+  return rc;
+}
+
+DBTR_TEST(dd_round_trip_and_bad_values) {
+  CHECK_OK(dd_round_trip(0.25, 0x1p-58));
+  CHECK_EQ_INT(dd_round_trip(-0.25, 0.0), DBTR_EFORMAT);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "voxel 5");
+  CHECK_EQ_INT(dd_round_trip(0.25, NAN), DBTR_EFORMAT);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "voxel 5 holds 0.25 + nan");
+  CHECK_EQ_INT(dd_round_trip(0.25, INFINITY), DBTR_EFORMAT);
+}
+
 DBTR_TEST(nan_voxel_refused) { bad_value(NAN); }
 DBTR_TEST(inf_voxel_refused) { bad_value(INFINITY); }
 DBTR_TEST(negative_voxel_refused) { bad_value(-0.25f); }
@@ -194,16 +226,26 @@ DBTR_TEST(arithmetic_identity) {
   dbtr_backend cpu = {.name = "cpu-float", .precision = DBTR_PREC_FLOAT};
   dbtr_backend match = {.name = "gpu:cpu-match", .precision = DBTR_PREC_FLOAT};
   dbtr_backend fast = {.name = "gpu:fast", .precision = DBTR_PREC_FLOAT};
-  dbtr_checkpoint_info a, b, c;
+  dbtr_backend cpu_dd = {.name = "cpu-dd", .precision = DBTR_PREC_DD};
+  dbtr_backend gpu_dd = {.name = "gpu:dd", .precision = DBTR_PREC_DD};
+  dbtr_backend dbl = {.name = "gpu:double", .precision = DBTR_PREC_DOUBLE};
+  dbtr_checkpoint_info a, b, c, d, e, f;
   dbtr_checkpoint_identify(&a, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &cpu);
   dbtr_checkpoint_identify(&b, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &match);
   dbtr_checkpoint_identify(&c, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &fast);
+  dbtr_checkpoint_identify(&d, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &cpu_dd);
+  dbtr_checkpoint_identify(&e, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &gpu_dd);
+  dbtr_checkpoint_identify(&f, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &dbl);
   CHECK_OK(dbtr_checkpoint_match("c", &a, &b));
   CHECK_EQ_INT(dbtr_checkpoint_match("c", &a, &c), DBTR_EINVAL);
+  /* The referee: its CPU and GPU continue each other (test_gpu.dd_match), double does not. */
+  CHECK_OK(dbtr_checkpoint_match("c", &d, &e));
+  CHECK_EQ_INT(dbtr_checkpoint_match("c", &d, &f), DBTR_EINVAL);
   free(s.proj);
   dbtr_geom_free(&s.geom);
 }
 
 DBTR_TEST_MAIN(round_trip, sign_flip_refused, exponent_flip_refused, mantissa_flip_refused, checksum_flip_refused,
                nan_voxel_refused, inf_voxel_refused, negative_voxel_refused, truncated_and_oversized_refused,
-               control_bytes_sanitised, identity_mismatches_named, scan_fingerprint, arithmetic_identity)
+               control_bytes_sanitised, identity_mismatches_named, scan_fingerprint, arithmetic_identity,
+               dd_round_trip_and_bad_values)
