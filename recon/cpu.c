@@ -101,11 +101,6 @@ static void cpu_watch(const dbtr_subset_watch *w, double forward, int phase, lon
  * on the stack, 4 KB in double, in the L1 cache. */
 #define CPU_CHUNK 256
 
-static void view_of_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
-  dbtr_view_d vd;
-  dbtr_view_reduce(g, grid, k, &vd);
-  dbtr_view_to_f(&vd, out);
-}
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 
 /* Zero, the test for it, conversions from and to double and the product, for float and
@@ -121,7 +116,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define PF(name) dbtr__cpu_##name##_f
 #define CVIEW dbtr_view_f
 #define CFOOT dbtr_footprint_f
-#define CVIEW_OF view_of_f
+#define CVIEW_OF dbtr_view_reduce_f
 #define CFOOT_CONVERT dbtr_footprint_to_f
 #define CSEP cpu_sep_f
 #define CCROSS dbtr_cross_f

@@ -16,13 +16,15 @@ void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_
   }
 }
 
-void dbtr_view_to_f(const dbtr_view_d *in, dbtr_view_f *out) {
+void dbtr_view_reduce_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
+  dbtr_view_d in;
+  dbtr_view_reduce(g, grid, k, &in);
   for (size_t i = 0; i < 3; i++) {
-    out->src[i] = (float)in->src[i];
-    out->p0[i] = (float)in->p0[i];
-    out->du[i] = (float)in->du[i];
-    out->dv[i] = (float)in->dv[i];
-    out->scale[i] = (float)in->scale[i];
+    out->src[i] = (float)in.src[i];
+    out->p0[i] = (float)in.p0[i];
+    out->du[i] = (float)in.du[i];
+    out->dv[i] = (float)in.dv[i];
+    out->scale[i] = (float)in.scale[i];
   }
 }
 

@@ -53,9 +53,10 @@ typedef struct {
   dbtr_dd rc, rr;
 } dbtr_footprint_dd;
 
-/* The double reduction of view k, and its rounding to float. */
+/* The double reduction of view k, and that rounded to float: the view of each precision, the
+ * CPU's and the GPU's alike. */
 void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out);
-void dbtr_view_to_f(const dbtr_view_d *in, dbtr_view_f *out);
+void dbtr_view_reduce_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out);
 /* View k reduced in double-double: the same formulas as dbtr_view_reduce (and
  * dbtr_geom_pixel_center's), each operation in double-double, so that nothing of the ray's
  * set-up is rounded to double. */

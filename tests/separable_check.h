@@ -8,7 +8,8 @@
  *   SN(name) a name for this instance
  *   STABLES  kernels/separable.h's tables type of that precision
  *   SVIEW, SFOOT                 the view and footprint types
- *   SVIEW_CONVERT, SFOOT_CONVERT the host's rounding of views and footprints
+ *   SVIEW_OF, SFOOT_CONVERT      the host's view of that type (dbtr_view_reduce_f /
+ *                                dbtr_view_reduce) and its rounding of footprints
  *   SPREC    the dbtr_precision of ST
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
@@ -44,10 +45,8 @@ static void SN(tables_free)(SN(tables) * t) {
 static void SN(geometry)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid *grid) {
   int nr = (int)t->nr, nc = (int)t->nc;
   for (size_t k = 0; k < t->nv; k++) {
-    dbtr_view_d vd;
     SVIEW v;
-    dbtr_view_reduce(g, grid, k, &vd);
-    SVIEW_CONVERT(&vd, &v);
+    SVIEW_OF(g, grid, k, &v);
     ST *rays = t->rays + 4 * k * t->npix;
     for (int r = 0; r < nr; r++)
       for (int c = 0; c < nc; c++) t->lens[k * t->npix + (size_t)(r * nc + c)] = SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c));
@@ -211,6 +210,6 @@ static size_t SN(compare_cpu)(const SN(tables) * t, const dbtr_geom *g, const db
 #undef STABLES
 #undef SVIEW
 #undef SFOOT
-#undef SVIEW_CONVERT
+#undef SVIEW_OF
 #undef SFOOT_CONVERT
 #undef SPREC

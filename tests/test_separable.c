@@ -42,7 +42,6 @@
 #define DBTR_SEP_TABLES gpu_tables_d
 #include "kernels/separable.h"
 
-static void copy_view_d(const dbtr_view_d *in, dbtr_view_d *out) { *out = *in; }
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 
 #define ST float
@@ -51,7 +50,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define STABLES gpu_tables_f
 #define SVIEW dbtr_view_f
 #define SFOOT dbtr_footprint_f
-#define SVIEW_CONVERT dbtr_view_to_f
+#define SVIEW_OF dbtr_view_reduce_f
 #define SFOOT_CONVERT dbtr_footprint_to_f
 #define SPREC DBTR_PREC_FLOAT
 #include "tests/separable_check.h"
@@ -62,7 +61,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define STABLES gpu_tables_d
 #define SVIEW dbtr_view_d
 #define SFOOT dbtr_footprint_d
-#define SVIEW_CONVERT copy_view_d
+#define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT copy_foot_d
 #define SPREC DBTR_PREC_DOUBLE
 #include "tests/separable_check.h"
