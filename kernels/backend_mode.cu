@@ -41,16 +41,49 @@
 
 #include "kernels/modes.h"
 typedef MODE_T T;
+typedef MODE_R R; /* the geometry's type: ray records, crossings, forward sums (double for float) */
 typedef MODE_VIEW VIEW;
 typedef MODE_FOOT FOOT;
 typedef MODE_CROSS CROSS;
 typedef MODE_SLOTW SLOTW;
 typedef MODE_GROUPW GROUPW;
+#ifdef MODE_GEOM_DOUBLE
+/* A float mode's geometry: the shared arithmetic in double, with the row's operations in
+ * double (kernels/modes.h), whose ray_setup, crossing_1d, sum_add and forward_end the float
+ * instance calls. */
+#define DBTR_T double
+#define DBTR_FN(name) gd_##name
+#define DBTR_VIEW dbtr_view_d
+#define DBTR_FOOT dbtr_footprint_d
+#define DBTR_MUL MODE_GEOM_MUL
+#define DBTR_ADD MODE_GEOM_ADD
+#define DBTR_SUB MODE_GEOM_SUB
+#define DBTR_DIV MODE_GEOM_DIV
+#define DBTR_SQRT MODE_GEOM_SQRT
+#define DBTR_EXP(a) exp(a)
+#define DBTR_FLOOR_BY_SHIFT 1
+#include "recon/proj_impl.h"
+#define DBTR_R double
+#define DBTR_GEOM_FN(name) gd_##name
+#define DBTR_R_TO_T MODE_GEOM_TO_T
+#endif
 #define DBTR_T MODE_T
 #define DBTR_FN(name) g_##name
 #define DBTR_VIEW MODE_VIEW
 #define DBTR_FOOT MODE_FOOT
 #define DBTR_LOAD_RAY MODE_LOAD_RAY
+#ifdef MODE_IS_DD
+#include "recon/dd_ops.h"
+#else
+#define DBTR_MUL MODE_MUL
+#define DBTR_ADD MODE_ADD
+#define DBTR_SUB MODE_SUB
+#define DBTR_DIV MODE_DIV
+#define DBTR_SQRT MODE_SQRT
+#define DBTR_EXP MODE_EXP
+#define DBTR_FLOOR MODE_FLOOR
+#define DBTR_FLOOR_BY_SHIFT MODE_FLOOR_BY_SHIFT
+#endif
 #include "recon/proj_impl.h"
 
 #define CAT2(a, b) a##b
@@ -65,6 +98,7 @@ namespace {
  * builder, over the shared arithmetic above, in this mode. Inside the namespace, as everything
  * of the mode is; the headers it includes were all included above, so they add nothing here. */
 #define DBTR_T MODE_T
+#define DBTR_R MODE_R
 #define DBTR_FN(name) g_##name
 #define DBTR_FOOT MODE_FOOT
 #define DBTR_CROSS MODE_CROSS
@@ -86,7 +120,7 @@ __device__ dbtr_slots load_slots(const dbtr_slots *p) {
 }
 
 /* The records of views list[0 .. n) go to slots 0 .. n of rays and lens. */
-__global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows, int n_cols, T *rays, T *lens) {
+__global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows, int n_cols, R *rays, T *lens) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n * npix) return;
@@ -116,9 +150,10 @@ __device__ void block_sum_store(double v, double *out) {
  * are view views[i]'s (local 0) or slot i's (local 1: a batch's, made by k_rays). The views
  * are views part_off .. part_off + n of a launch over part_n views, whose block partial sums
  * this launch writes where that launch would. (Separable views could take their crossings
- * from the tables too; measured, that was no faster: the forward projection's cost is its
- * bilinear reads, not its crossings. docs/performance.md) */
-__global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const T *rays, const T *lens,
+ * from the tables too; measured, that was slower, even with the float modes' crossings in
+ * double, whether both axes or only the row's were looked up: the loads wait where the
+ * arithmetic does not. docs/performance.md) */
+__global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
                           int local, const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission,
                           T *proj, T *e, double *partial, unsigned part_n, unsigned part_off) {
   int vi = (int)(blockIdx.x % (unsigned)n);
@@ -128,7 +163,7 @@ __global__ void k_forward(const int *views, int n, int n_rows, int n_cols, int c
   if (c < n_cols) {
     size_t npix = (size_t)n_rows * (size_t)n_cols, q = (size_t)r * (size_t)n_cols + (size_t)c;
     size_t p = (size_t)views[vi] * npix + q, pr = local ? (size_t)vi * npix + q : p;
-    T ray[4];
+    R ray[4];
     MODE_LOAD_RAY(ray, rays + 4 * pr);
     T len = lens[pr], l = g_forward_ray(ray, len, vol, nx, ny, nz);
     proj[p] = l;
@@ -216,12 +251,12 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
  * bit, with about half the crossings and loads of one thread per voxel.
  */
 /* The per-pixel walk of the union box [bc0, bc1] x [br0, br1]; ek holds the view's pairs. */
-__device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, int nx, int ny, int n_cols, int bc0,
+__device__ void gather_pixels(const R *rk, const T *ek, int x0, int y0, int z, int nx, int ny, int n_cols, int bc0,
                               int bc1, int br0, int br1, T *a1, T *a2) {
   for (int r = br0; r <= br1; r++)
     for (int c = bc0; c <= bc1; c++) {
       size_t p = (size_t)r * (size_t)n_cols + (size_t)c;
-      T ray[4];
+      R ray[4];
       MODE_LOAD_RAY(ray, rk + 4 * p);
       int ix, iy;
       T wx, wy;
@@ -243,7 +278,7 @@ __device__ void gather_pixels(const T *rk, const T *ek, int x0, int y0, int z, i
  * 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
  * the sums start from carry unless first, and go back to it unless last; only the last batch
  * updates the voxel. */
-__global__ void k_gather(const int *views, int n, const FOOT *foot, const T *rays, int local, const T *e, T *vol, int nx,
+__global__ void k_gather(const int *views, int n, const FOOT *foot, const R *rays, int local, const T *e, T *vol, int nx,
                          int ny, int nz, int z0, int nzs, int n_rows, int n_cols, int tiles_x, int update, T *carry,
                          int first, int last) {
   int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
@@ -321,7 +356,8 @@ struct state {
   size_t n_subsets;
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
-  T *rays, *lens, *y, *i0, *vol, *proj, *e; /* e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
+  R *rays;                                   /* ray records (4 each, in double for float) */
+  T *lens, *y, *i0, *vol, *proj, *e;         /* e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
   T *carry;                                  /* the per-pixel gather's sums between batches (k_gather) */
   VIEW *views;
   FOOT *foot;
@@ -624,7 +660,7 @@ static int bench(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
 static void plan_into(state *s, dbtr__gpu_arena *a, size_t batch) {
   memset(a, 0, sizeof *a);
   size_t nrec = batch * s->npix; /* at most nproj, which is counted without overflow */
-  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, sizeof(T));
+  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, sizeof(R));
   dbtr__gpu_arena_plan(a, (void **)&s->lens, nrec, sizeof(T));
   dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, sizeof(T));
   if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, sizeof(T));

@@ -50,10 +50,8 @@ void dbtr__gpu_arena_free(dbtr__gpu_arena *a);
 int dbtr__gpu_upload(void *dst, const void *src, size_t bytes);
 
 /* View k and a footprint in the mode's type: the CPU reference's (recon/cpu.c), so both start
- * from the same bits; the referee's view is reduced in double-double. */
-static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
-  dbtr_view_reduce_f(g, grid, k, out);
-}
+ * from the same bits. The view is double's in float and double (float's geometry is double's)
+ * and reduced in double-double for the referee. */
 static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out) {
   dbtr_view_reduce(g, grid, k, out);
 }

@@ -74,17 +74,22 @@
 #define MODE__PREC_dd 3
 #if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_float
 #define MODE_T float
-#define MODE_VIEW dbtr_view_f
+/* The float modes' geometry is double's (recon/proj_impl.h, DBTR_GEOM_FN), as the CPU's float
+ * is (recon/cpu_arith.h): ray records and views in double, computed with the row's operations
+ * in double (MODE_GEOM_*, below), and their results rounded to float once. */
+#define MODE_GEOM_DOUBLE 1
+#define MODE_R double
+#define MODE_VIEW dbtr_view_d
 #define MODE_FOOT dbtr_footprint_f
 #define MODE_CROSS dbtr_cross_f
 #define MODE_SLOTW dbtr_slotw_f
 #define MODE_GROUPW dbtr_groupw_f
-#define MODE_LOAD_RAY DBTR_LOAD_RAY_F
+#define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
 #define MODE_LOAD4 DBTR_LOAD4_F
 #define MODE_PREC DBTR_PREC_FLOAT
 #define MODE_RN(op) __f##op##_rn
-#define DBTR_FLOOR(a) floorf(a)
+#define MODE_FLOOR(a) floorf(a)
 /* approx and fast exist in float only: a row asking for them in another precision does not
  * compile. */
 #define MODE__DIV_approx(a, b) __fdividef((a), (b))
@@ -103,12 +108,14 @@
 #define MODE_LOAD4 DBTR_LOAD4_D
 #define MODE_PREC DBTR_PREC_DOUBLE
 #define MODE_RN(op) __d##op##_rn
-#define DBTR_FLOOR(a) floor(a)
+#define MODE_FLOOR(a) floor(a)
 #define MODE__EXP_libm(a) exp(a)
 #define MODE__EXP_shared(a) dbtr_exp_sh(a)
 #elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_dd
-/* The referee: every operation is recon/dd.h's (recon/dd_ops.h), in the row's columns as dd.
- * Its T is a struct: dd_ops.h also gives proj_impl.h its conversions and comparisons. */
+/* The referee: every operation is recon/dd.h's (recon/dd_ops.h, which kernels/backend_mode.cu
+ * includes for it), in the row's columns as dd. Its T is a struct: dd_ops.h also gives
+ * proj_impl.h its conversions and comparisons. */
+#define MODE_IS_DD 1
 #define MODE_T dbtr_dd
 #define MODE_VIEW dbtr_view_dd
 #define MODE_FOOT dbtr_footprint_dd
@@ -127,9 +134,12 @@
 #define MODE_OF_INT(i) dbtr_dd_of_int(i)
 #define MODE_EQ(a, b) dbtr_dd_eq((a), (b))
 #define MODE_SAME_BITS(a, b) dbtr_dd_same_bits((a), (b))
-#include "recon/dd_ops.h"
 #else
 #error "recon/modes.def: a prec that kernels/modes.h has no element type for"
+#endif
+
+#ifndef MODE_R
+#define MODE_R MODE_T
 #endif
 
 /* Zero, the test for it, and conversions to and from double (on the host too: MODE_FROM_D),
@@ -142,7 +152,9 @@
 #endif
 
 #if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) != MODE__PREC_dd
-/* arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
+/* The operations of recon/proj_impl.h for the mode's element type, as MODE_MUL ... (which
+ * kernels/backend_mode.cu passes on as DBTR_MUL ...).
+ * arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
  * under -fmad=true; rn, explicitly rounded, which neither nvcc nor ptxas contracts. */
 #define MODE__MUL_op(a, b) ((a) * (b))
 #define MODE__ADD_op(a, b) ((a) + (b))
@@ -150,29 +162,53 @@
 #define MODE__MUL_rn(a, b) MODE_RN(mul)((a), (b))
 #define MODE__ADD_rn(a, b) MODE_RN(add)((a), (b))
 #define MODE__SUB_rn(a, b) MODE_RN(sub)((a), (b))
-#define DBTR_MUL(a, b) MODE__COL(MODE__MUL_, DBTR_ROW_ARITH)(a, b)
-#define DBTR_ADD(a, b) MODE__COL(MODE__ADD_, DBTR_ROW_ARITH)(a, b)
-#define DBTR_SUB(a, b) MODE__COL(MODE__SUB_, DBTR_ROW_ARITH)(a, b)
+#define MODE_MUL(a, b) MODE__COL(MODE__MUL_, DBTR_ROW_ARITH)(a, b)
+#define MODE_ADD(a, b) MODE__COL(MODE__ADD_, DBTR_ROW_ARITH)(a, b)
+#define MODE_SUB(a, b) MODE__COL(MODE__SUB_, DBTR_ROW_ARITH)(a, b)
 
 /* div: approximate (__fdividef, above), the operator (correctly rounded under
  * -prec-div=true, and always in double), or explicitly rounded (__fdiv_rn). */
 #define MODE__DIV_op(a, b) ((a) / (b))
 #define MODE__DIV_rn(a, b) MODE_RN(div)((a), (b))
-#define DBTR_DIV(a, b) MODE__COL(MODE__DIV_, DBTR_ROW_DIV)(a, b)
+#define MODE_DIV(a, b) MODE__COL(MODE__DIV_, DBTR_ROW_DIV)(a, b)
 
 /* sqrt: the function (correctly rounded under -prec-sqrt=true, and always in double), or
  * explicitly rounded (__fsqrt_rn). */
 #define MODE__SQRT_op(a) sqrt(a)
 #define MODE__SQRT_rn(a) MODE_RN(sqrt)(a)
-#define DBTR_SQRT(a) MODE__COL(MODE__SQRT_, DBTR_ROW_SQRT)(a)
+#define MODE_SQRT(a) MODE__COL(MODE__SQRT_, DBTR_ROW_SQRT)(a)
 
 /* exp: __expf, CUDA's libm, or the CPU reference's own (recon/crmath.h); defined above, per
  * precision. */
-#define DBTR_EXP(a) MODE__COL(MODE__EXP_, DBTR_ROW_EXP)(a)
+#define MODE_EXP(a) MODE__COL(MODE__EXP_, DBTR_ROW_EXP)(a)
 
 /* floor_int (recon/proj_impl.h): the hardware floor and conversion. The additions-only
  * version, the CPU's, measured 14% slower in fast on the H100 (docs/performance.md). */
-#define DBTR_FLOOR_BY_SHIFT 0
+#define MODE_FLOOR_BY_SHIFT 0
+#endif
+
+#ifdef MODE_GEOM_DOUBLE
+/* The float modes' geometry in double: the row's arith (op or rn) and sqrt in double; its
+ * division in double is the operator (correctly rounded: double has no approximate one) or
+ * __ddiv_rn. Floor by additions, as the CPU's: in double that is a few additions (64 a clock
+ * on sm_90) where the hardware floor and conversion are two conversions (16 a clock). */
+#define MODE__GMUL_op(a, b) ((a) * (b))
+#define MODE__GADD_op(a, b) ((a) + (b))
+#define MODE__GSUB_op(a, b) ((a) - (b))
+#define MODE__GMUL_rn(a, b) __dmul_rn((a), (b))
+#define MODE__GADD_rn(a, b) __dadd_rn((a), (b))
+#define MODE__GSUB_rn(a, b) __dsub_rn((a), (b))
+#define MODE__GDIV_approx(a, b) ((a) / (b))
+#define MODE__GDIV_op(a, b) ((a) / (b))
+#define MODE__GDIV_rn(a, b) __ddiv_rn((a), (b))
+#define MODE__GSQRT_op(a) sqrt(a)
+#define MODE__GSQRT_rn(a) __dsqrt_rn(a)
+#define MODE_GEOM_MUL(a, b) MODE__COL(MODE__GMUL_, DBTR_ROW_ARITH)(a, b)
+#define MODE_GEOM_ADD(a, b) MODE__COL(MODE__GADD_, DBTR_ROW_ARITH)(a, b)
+#define MODE_GEOM_SUB(a, b) MODE__COL(MODE__GSUB_, DBTR_ROW_ARITH)(a, b)
+#define MODE_GEOM_DIV(a, b) MODE__COL(MODE__GDIV_, DBTR_ROW_DIV)(a, b)
+#define MODE_GEOM_SQRT(a) MODE__COL(MODE__GSQRT_, DBTR_ROW_SQRT)(a)
+#define MODE_GEOM_TO_T(a) __double2float_rn(a)
 #endif
 
 #endif

@@ -13,11 +13,11 @@
 
 /* One kernel per step of the builder (kernels/separable.h), each a grid-stride loop over the
  * step's elements (DBTR_SETUP_FOR); launched in the builder's order by sep_build. */
-__global__ void k_sep_rays(const T *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
+__global__ void k_sep_rays(const R *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
   g_sep_rays(rays, n_views, n_rows, n_cols, flag);
 }
 
-__global__ void k_sep_cross(const T *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx, int ny, CROSS *cx,
+__global__ void k_sep_cross(const R *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx, int ny, CROSS *cx,
                             CROSS *cy) {
   g_sep_cross(rays, n_views, nz, n_rows, n_cols, nx, ny, cx, cy);
 }

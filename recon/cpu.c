@@ -29,18 +29,8 @@ CPU_SEP_TABLES(cpu_sep_f, dbtr_cross_f, dbtr_slotw_f);
 CPU_SEP_TABLES(cpu_sep_d, dbtr_cross_d, dbtr_slotw_d);
 CPU_SEP_TABLES(cpu_sep_dd, dbtr_cross_dd, dbtr_slotw_dd);
 
-/* The shared arithmetic and the separable tables' builder, in float, double and double-double,
- * with the CPU's operators. */
-#define DBTR_FN(name) dbtr__cpu_##name##_f
-#define DBTR_CPU_PREC 0
-#include "recon/cpu_arith.h"
-#define DBTR_T float
-#define DBTR_FN(name) dbtr__cpu_##name##_f
-#define DBTR_FOOT dbtr_footprint_f
-#define DBTR_CROSS dbtr_cross_f
-#define DBTR_SLOTW_T dbtr_slotw_f
-#define DBTR_SEP_TABLES cpu_sep_f
-#include "recon/separable.h"
+/* The shared arithmetic and the separable tables' builder, in double, float (whose ray records
+ * are double's) and double-double, with the CPU's operators. */
 #define DBTR_FN(name) dbtr__cpu_##name##_d
 #define DBTR_CPU_PREC 1
 #include "recon/cpu_arith.h"
@@ -50,6 +40,18 @@ CPU_SEP_TABLES(cpu_sep_dd, dbtr_cross_dd, dbtr_slotw_dd);
 #define DBTR_CROSS dbtr_cross_d
 #define DBTR_SLOTW_T dbtr_slotw_d
 #define DBTR_SEP_TABLES cpu_sep_d
+#include "recon/separable.h"
+#define DBTR_FN(name) dbtr__cpu_##name##_f
+#define DBTR_CPU_PREC 0
+#define DBTR_GEOM_FN(name) dbtr__cpu_##name##_d
+#include "recon/cpu_arith.h"
+#define DBTR_T float
+#define DBTR_R double
+#define DBTR_FN(name) dbtr__cpu_##name##_f
+#define DBTR_FOOT dbtr_footprint_f
+#define DBTR_CROSS dbtr_cross_f
+#define DBTR_SLOTW_T dbtr_slotw_f
+#define DBTR_SEP_TABLES cpu_sep_f
 #include "recon/separable.h"
 #define DBTR_FN(name) dbtr__cpu_##name##_dd
 #define DBTR_CPU_PREC 2
@@ -112,11 +114,12 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define CMUL(a, b) ((a) * (b))
 
 #define CT float
+#define CR double
 #define CF(name) cpu_f_##name
 #define PF(name) dbtr__cpu_##name##_f
-#define CVIEW dbtr_view_f
+#define CVIEW dbtr_view_d
 #define CFOOT dbtr_footprint_f
-#define CVIEW_OF dbtr_view_reduce_f
+#define CVIEW_OF dbtr_view_reduce
 #define CFOOT_CONVERT dbtr_footprint_to_f
 #define CSEP cpu_sep_f
 #define CCROSS dbtr_cross_f
@@ -217,5 +220,8 @@ double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_g
   double slots =
       (double)(sizeof(dbtr_slots) + (f ? sizeof(dbtr_slotw_f) : d ? sizeof(dbtr_slotw_d) : sizeof(dbtr_slotw_dd)));
   double sep = vz * (((double)g->n_rows + (double)g->n_cols) * cross + ((double)grid->nx + (double)grid->ny) * slots);
-  return (double)dbtr_precision_size(p) * (10.0 * n_proj + n_vox) + sep;
+  /* Per pixel: a ray record of 4 (in double for float), the length, y, i0, the projection and
+   * the two pixel terms. */
+  double record = 4.0 * (double)dbtr_precision_size(f ? DBTR_PREC_DOUBLE : p);
+  return (double)dbtr_precision_size(p) * (6.0 * n_proj + n_vox) + record * n_proj + sep;
 }

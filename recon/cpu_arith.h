@@ -4,7 +4,9 @@
  * recon/crmath.h; for the double-double referee, recon/dd.h's operations. Include it with
  * DBTR_FN defined and DBTR_CPU_PREC set to 0 (float), 1 (double) or 2 (double-double), the
  * values of dbtr_precision; recon/cpu.c includes it once for each, and tests/test_projector.c
- * does too, to test the helpers directly. No include guard: each inclusion is one instance. */
+ * does too, to test the helpers directly. Float's geometry is double's (recon/proj_impl.h,
+ * DBTR_GEOM_FN): include the double instance first, and for float define DBTR_GEOM_FN as its
+ * names. No include guard: each inclusion is one instance. */
 #include <math.h>
 
 #include "recon/crmath.h"
@@ -24,8 +26,13 @@
 #define DBTR_SQRT(a) sqrt(a)
 #define DBTR_EXP(a) dbtr_exp_sh(a)
 #else
+#ifndef DBTR_GEOM_FN
+#error "float's ray records are double's: define DBTR_GEOM_FN as the double instance's names"
+#endif
 #define DBTR_T float
-#define DBTR_VIEW dbtr_view_f
+#define DBTR_R double
+#define DBTR_R_TO_T(a) ((float)(a))
+#define DBTR_VIEW dbtr_view_d
 #define DBTR_FOOT dbtr_footprint_f
 #define DBTR_SQRT(a) sqrtf(a)
 #define DBTR_EXP(a) dbtr_expf_cr(a)

@@ -1,8 +1,9 @@
 /* recon/cpu_impl.h: the CPU reference, as a template over the element type, included by
  * recon/cpu.c once for float, once for double and once for double-double (the referee). CT
- * is the type, CF(name) names this instance's functions, PF(name) names the shared arithmetic
- * of recon/proj_impl.h and of recon/separable.h, and CSEP, CCROSS and CSLOTW are the
- * separable tables' types. CVIEW_OF(g, grid, k, view) reduces view k to CVIEW, CFOOT_CONVERT
+ * is the type, CR that of the geometry (ray records and forward sums; optional: CT by
+ * default, double for float), CF(name) names this instance's functions, PF(name) names the
+ * shared arithmetic of recon/proj_impl.h and of recon/separable.h, and CSEP, CCROSS and CSLOTW
+ * are the separable tables' types. CVIEW_OF(g, grid, k, view) reduces view k to CVIEW, CFOOT_CONVERT
  * turns a double footprint into CFOOT; CZERO, CIS0(a), CFROM_D(x), CTO_D(a) and CMUL(a, b)
  * are zero, the test for it, a double rounded to CT, CT rounded to double and a product, as
  * operators for float and double and as recon/dd.h's functions for double-double (these five
@@ -14,11 +15,15 @@
  * each ray's crossings are computed and each voxel's candidate pixels tested, per pixel. Both
  * give every output the same terms in the same order, so the same bits. */
 
+#ifndef CR
+#define CR CT
+#endif
+
 typedef struct {
   int nx, ny, nz, n_rows, n_cols;
   size_t n_views, n_pix, n_vox;
   int threads;
-  CT *rays;   /* (n_views, n_rows, n_cols, 4) ray records; NULL once the separable tables hold what they give */
+  CR *rays;   /* (n_views, n_rows, n_cols, 4) ray records; NULL once the separable tables hold what they give */
   CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
   CFOOT *foot; /* (n_views, nz) */
   int sep;    /* 1: every view is separable and the projectors use the tables */
@@ -123,7 +128,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
   if ((rc = dbtr_geom_proj_count(g, &n_proj)) || (rc = dbtr_grid_count(grid, &t->n_vox)) ||
       (rc = dbtr_size_mul(n_proj, 4, &n_rec, "ray records")))
     return rc;
-  if ((rc = dbtr_alloc((void **)&t->rays, n_rec, sizeof(CT), "ray records")) ||
+  if ((rc = dbtr_alloc((void **)&t->rays, n_rec, sizeof(CR), "ray records")) ||
       (rc = dbtr_alloc((void **)&t->lens, n_proj, sizeof(CT), "ray lengths")) ||
       (rc = dbtr_alloc((void **)&t->foot, g->n_views * grid->nz, sizeof(CFOOT), "footprints"))) {
     CF(tables_free)(t);
@@ -137,7 +142,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
       dbtr_footprint_reduce(g, grid, k, z, &fd);
       CFOOT_CONVERT(&fd, &t->foot[k * grid->nz + z]);
     }
-    CT *rays = t->rays + 4 * k * t->n_pix;
+    CR *rays = t->rays + 4 * k * t->n_pix;
     CT *lens = t->lens + k * t->n_pix;
     int nr = t->n_rows, nc = t->n_cols;
 #pragma omp parallel for schedule(static) num_threads(t->threads)
@@ -156,7 +161,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
  * (cx) are the ones forward_ray computes from the pixel's record (sep_rays checked that it is
  * its column's and its row's), so each sum gets forward_ray's terms in its order. */
 static void CF(forward_sep)(const CF(tables) * t, size_t k, int r, int c0, int m, const CT *vol, CT *out) {
-  CT sum[CPU_CHUNK];
+  CR sum[CPU_CHUNK]; /* the forward sums are R (recon/proj_impl.h, forward_add) */
   for (int j = 0; j < m; j++) sum[j] = CZERO;
   size_t slice = (size_t)t->nx * (size_t)t->ny;
   for (int z = 0; z < t->nz; z++) {
@@ -415,6 +420,7 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
 }
 
 #undef CT
+#undef CR
 #undef CF
 #undef PF
 #undef CVIEW

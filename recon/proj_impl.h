@@ -14,6 +14,14 @@
  *   DBTR_FLOOR_BY_SHIFT    0 or 1: how floor_int computes floor (DBTR_FLOOR unused with 1)
  *   DBTR_LOAD_RAY(dst, src)  optional: copies a 4-element ray record (kernels use one
  *                          16-byte vector load); moves bits, computes nothing
+ *   DBTR_R, DBTR_GEOM_FN(name), DBTR_R_TO_T(a)
+ *                          optional: the type of the geometry (the ray records, the crossings)
+ *                          and of the forward projection's sums, and the instance of this file
+ *                          in that type; ray_setup, crossing_1d and the forward sums then call
+ *                          that instance's and round what it gives (the path length, a weight, a
+ *                          projection) to T once, by DBTR_R_TO_T. Float keeps its geometry and
+ *                          its forward sums in double this way (docs/accuracy.md): DBTR_VIEW is
+ *                          then that instance's view. By default R is T, computed here.
  *   DBTR_OF_INT(i) DBTR_TO_INT(a) DBTR_NEG(a) DBTR_LT DBTR_LE DBTR_GT DBTR_GE DBTR_EQ (a, b)
  *                          optional: an int as T (exact), an integer-valued T as int, the
  *                          negation, the comparisons; by default the cast, the unary minus
@@ -67,7 +75,18 @@ typedef enum {
 #define DBTR_EQ(a, b) ((a) == (b))
 #endif
 
+#ifndef DBTR_R
+#define DBTR_R DBTR_T
+#endif
+/* R's zero: an int as R (exact), whatever R is. */
+#ifdef DBTR_GEOM_FN
+#define DBTR_R_ZERO ((R)0)
+#else
+#define DBTR_R_ZERO I2T(0)
+#endif
+
 #define T DBTR_T
+#define R DBTR_R
 #define MUL DBTR_MUL
 #define ADD DBTR_ADD
 #define SUB DBTR_SUB
@@ -81,17 +100,23 @@ typedef enum {
 #define EQ DBTR_EQ
 
 /* Ray record of pixel (r, c): ray[0..3] = (ax, bx, ay, by); returns the path length per
- * slice in mm. */
-static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, T ray[4]) {
+ * slice in mm. The record is the line through the pixel's centre q and the source, written
+ * from q: ax = qx - qz tx, where qz (the detector's height in slices) is small. Written from
+ * the source instead, sx - sz tx, it would cancel two numbers near the source's height (some
+ * 700 slices up) and lose that many times the rounding of the coordinates (docs/accuracy.md). */
+static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, R ray[4]) {
+#ifdef DBTR_GEOM_FN
+  return DBTR_R_TO_T(DBTR_GEOM_FN(ray_setup)(v, r, c, ray));
+#else
   T fc = I2T(c), fr = I2T(r);
   T q0 = ADD(ADD(v->p0[0], MUL(fc, v->du[0])), MUL(fr, v->dv[0]));
   T q1 = ADD(ADD(v->p0[1], MUL(fc, v->du[1])), MUL(fr, v->dv[1]));
   T q2 = ADD(ADD(v->p0[2], MUL(fc, v->du[2])), MUL(fr, v->dv[2]));
   T d0 = SUB(q0, v->src[0]), d1 = SUB(q1, v->src[1]), d2 = SUB(q2, v->src[2]);
   T tx = DIV(d0, d2), ty = DIV(d1, d2);
-  ray[0] = SUB(v->src[0], MUL(v->src[2], tx));
+  ray[0] = SUB(q0, MUL(q2, tx));
   ray[1] = tx;
-  ray[2] = SUB(v->src[1], MUL(v->src[2], ty));
+  ray[2] = SUB(q1, MUL(q2, ty));
   ray[3] = ty;
   T px = MUL(d0, v->scale[0]), py = MUL(d1, v->scale[1]), pz = MUL(d2, v->scale[2]);
   T norm = DBTR_SQRT(ADD(ADD(MUL(px, px), MUL(py, py)), MUL(pz, pz)));
@@ -99,6 +124,7 @@ static inline DBTR_HD T DBTR_FN(ray_setup)(const DBTR_VIEW *v, int r, int c, T r
    * and the length by norm/|d2| (dz for a vertical ray). */
   T adz = LT(d2, I2T(0)) ? NEG(d2) : d2;
   return DIV(norm, adz);
+#endif
 }
 
 /* floor(f) for |f| < 2^22, returned in T and stored as an int in *i. Two implementations
@@ -145,16 +171,23 @@ static inline DBTR_HD int DBTR_FN(floor_to_int)(T f) {
 /* One axis of a ray's crossing with slice k: f = a + k b, split into the lower voxel index
  * and the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no
  * voxel gets a non-zero weight. */
-static inline DBTR_HD int DBTR_FN(crossing_1d)(T a, T b, int k, int n, int *i, T *w) {
+static inline DBTR_HD int DBTR_FN(crossing_1d)(R a, R b, int k, int n, int *i, T *w) {
+#ifdef DBTR_GEOM_FN
+  R wr;
+  if (!DBTR_GEOM_FN(crossing_1d)(a, b, k, n, i, &wr)) return 0;
+  *w = DBTR_R_TO_T(wr);
+  return 1;
+#else
   T f = ADD(a, MUL(I2T(k), b));
   if (!(GT(f, I2T(-1)) && LT(f, I2T(n)))) return 0;
   *w = SUB(f, DBTR_FN(floor_int)(f, i));
   return 1;
+#endif
 }
 
 /* Crossing of a ray with slice k in x and y. Returns 0 when it lies outside the grid's
  * (-1, n) band in either. */
-static inline DBTR_HD int DBTR_FN(crossing)(const T ray[4], int k, int nx, int ny, int *ix, int *iy, T *wx,
+static inline DBTR_HD int DBTR_FN(crossing)(const R ray[4], int k, int nx, int ny, int *ix, int *iy, T *wx,
                                             T *wy) {
   return DBTR_FN(crossing_1d)(ray[0], ray[1], k, nx, ix, wx) && DBTR_FN(crossing_1d)(ray[2], ray[3], k, ny, iy, wy);
 }
@@ -173,19 +206,37 @@ static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy
   return ADD(ADD(ADD(MUL(MUL(ux, uy), v00), MUL(MUL(wx, uy), v10)), MUL(MUL(ux, wy), v01)), MUL(MUL(wx, wy), v11));
 }
 
+/* a + b: the forward projection's sums, which the float instance adds in its geometry's
+ * double (forward_add). */
+static inline DBTR_HD T DBTR_FN(sum_add)(T a, T b) { return ADD(a, b); }
+
 /* One slice's term of a ray's forward sum: the sum so far plus the bilinear sample of slice s
  * at the crossing (ix + wx, iy + wy). forward_ray adds its slices with it, and so does the
- * CPU's separable forward projection (recon/cpu_impl.h), which looks the crossings up. */
-static inline DBTR_HD T DBTR_FN(forward_add)(T sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
+ * CPU's separable forward projection (recon/cpu_impl.h), which looks the crossings up. The
+ * sum is R: float adds its samples in double (each sample widened exactly), as its
+ * geometry's instance adds, and rounds the projection once in forward_end. Summed in float,
+ * a ray's nz samples lose a few ulps that the data term then amplifies (docs/accuracy.md). */
+static inline DBTR_HD R DBTR_FN(forward_add)(R sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
+#ifdef DBTR_GEOM_FN
+  return DBTR_GEOM_FN(sum_add)(sum, (R)DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
+#else
   return ADD(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
+#endif
 }
 
-/* A ray's forward projection from its sum over the slices: times the path length per slice. */
-static inline DBTR_HD T DBTR_FN(forward_end)(T sum, T len) { return MUL(sum, len); }
+/* A ray's forward projection from its sum over the slices: times the path length per slice
+ * (in R, then rounded to T). */
+static inline DBTR_HD T DBTR_FN(forward_end)(R sum, T len) {
+#ifdef DBTR_GEOM_FN
+  return DBTR_R_TO_T(DBTR_GEOM_FN(forward_end)(sum, (R)len));
+#else
+  return MUL(sum, len);
+#endif
+}
 
 /* Forward projection of one ray through a volume (nz, ny, nx). */
-static inline DBTR_HD T DBTR_FN(forward_ray)(const T ray[4], T len, const T *vol, int nx, int ny, int nz) {
-  T sum = I2T(0);
+static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz) {
+  R sum = DBTR_R_ZERO;
   size_t slice = (size_t)nx * (size_t)ny;
   for (int k = 0; k < nz; k++) {
     int ix, iy;
@@ -228,7 +279,7 @@ static inline DBTR_HD T DBTR_FN(weight_at)(int ix, int iy, T wx, T wy, int x, in
 }
 
 /* The weight a ray gives voxel (x, y) of slice k. */
-static inline DBTR_HD T DBTR_FN(voxel_weight)(const T ray[4], int k, int x, int y, int nx, int ny) {
+static inline DBTR_HD T DBTR_FN(voxel_weight)(const R ray[4], int k, int x, int y, int nx, int ny) {
   int ix, iy;
   T wx, wy;
   if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) return I2T(0);
@@ -279,7 +330,7 @@ static inline DBTR_HD void DBTR_FN(span_box)(const T span[4], int n_rows, int n_
 /* Gather of voxel (x, y, k) over one view: acc1 += sum w e1[p], acc2 += sum w e2[p] over
  * the candidate pixels p in raster order (row, then column), where rays holds the view's
  * ray records (4 per pixel) and e1, e2 the view's pixel values. e2 may be NULL. */
-static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const T *rays, const T *e1, const T *e2, int x,
+static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const R *rays, const T *e1, const T *e2, int x,
                                                 int y, int k, int nx, int ny, int n_rows, int n_cols, T *acc1, T *acc2) {
   T span[4];
   if (!DBTR_FN(candidate_span)(f, x, y, n_rows, n_cols, span)) return;
@@ -288,7 +339,7 @@ static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const T *ray
   for (int r = r0; r <= r1; r++)
     for (int c = c0; c <= c1; c++) {
       size_t p = (size_t)r * (size_t)n_cols + (size_t)c;
-      T ray[4];
+      R ray[4];
       DBTR_LOAD_RAY(ray, rays + 4 * p);
       T w = DBTR_FN(voxel_weight)(ray, k, x, y, nx, ny);
       if (EQ(w, I2T(0))) continue;
@@ -333,6 +384,8 @@ static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
 }
 
 #undef T
+#undef R
+#undef DBTR_R_ZERO
 #undef MUL
 #undef ADD
 #undef SUB
@@ -353,6 +406,9 @@ static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
 #undef DBTR_GE
 #undef DBTR_EQ
 #undef DBTR_T
+#undef DBTR_R
+#undef DBTR_GEOM_FN
+#undef DBTR_R_TO_T
 #undef DBTR_FN
 #undef DBTR_VIEW
 #undef DBTR_FOOT

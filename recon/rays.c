@@ -16,18 +16,6 @@ void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_
   }
 }
 
-void dbtr_view_reduce_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out) {
-  dbtr_view_d in;
-  dbtr_view_reduce(g, grid, k, &in);
-  for (size_t i = 0; i < 3; i++) {
-    out->src[i] = (float)in.src[i];
-    out->p0[i] = (float)in.p0[i];
-    out->du[i] = (float)in.du[i];
-    out->dv[i] = (float)in.dv[i];
-    out->scale[i] = (float)in.scale[i];
-  }
-}
-
 void dbtr_view_reduce_dd(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out) {
   const double d[3] = {grid->dx, grid->dy, grid->dz};
   /* dbtr_geom_pixel_center's offsets of pixel (0, 0) from the detector's centre: halves of

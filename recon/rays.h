@@ -3,8 +3,10 @@
  *
  * Coordinates are voxel indices: a point (x, y, z) mm is ((x - ox)/dx, (y - oy)/dy,
  * (z - oz)/dz), so voxel centres sit on integers and slice k is the plane z = k. The
- * reduced numbers are converted to the working precision once, here, by one function per
- * precision, so the CPU reference and every GPU mode start from the same bits. */
+ * reduced view is double's for float and double (float computes its ray records in double:
+ * recon/proj_impl.h) and double-double's for the referee, by one function each, so the CPU
+ * reference and every GPU mode start from the same bits. The footprints, which only bound
+ * the candidates of the gather, are rounded to each precision. */
 #ifndef DBTR_RAYS_H
 #define DBTR_RAYS_H
 
@@ -17,16 +19,14 @@
 extern "C" {
 #endif
 
-/* One view in index coordinates. */
+/* One view in index coordinates, in double: the view of float (whose ray records are
+ * computed in double: recon/proj_impl.h) and of double. */
 typedef struct {
-  float src[3];    /* source */
-  float p0[3];     /* centre of pixel (row 0, column 0) */
-  float du[3];     /* step from column c to c+1 */
-  float dv[3];     /* step from row r to r+1 */
-  float scale[3];  /* dx, dy, dz in mm, to turn index-space directions into lengths */
-} dbtr_view_f;
-typedef struct {
-  double src[3], p0[3], du[3], dv[3], scale[3];
+  double src[3];   /* source */
+  double p0[3];    /* centre of pixel (row 0, column 0) */
+  double du[3];    /* step from column c to c+1 */
+  double dv[3];    /* step from row r to r+1 */
+  double scale[3]; /* dx, dy, dz in mm, to turn index-space directions into lengths */
 } dbtr_view_d;
 /* The double-double referee's (recon/dd.h), reduced in double-double from the inputs. */
 typedef struct {
@@ -53,10 +53,8 @@ typedef struct {
   dbtr_dd rc, rr;
 } dbtr_footprint_dd;
 
-/* The double reduction of view k, and that rounded to float: the view of each precision, the
- * CPU's and the GPU's alike. */
+/* The double reduction of view k: the view of float and double, the CPU's and the GPU's alike. */
 void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out);
-void dbtr_view_reduce_f(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_f *out);
 /* View k reduced in double-double: the same formulas as dbtr_view_reduce (and
  * dbtr_geom_pixel_center's), each operation in double-double, so that nothing of the ray's
  * set-up is rounded to double. */

@@ -20,6 +20,8 @@
  * A template, like recon/proj_impl.h: include it after an instance of that file, with
  *   DBTR_T, DBTR_FN(name)  that instance's type and names (its functions are called, and
  *                          this file's are named, by DBTR_FN)
+ *   DBTR_R                 optional: that instance's ray record type, where it is not T (float's
+ *                          records are double: recon/proj_impl.h, DBTR_GEOM_FN)
  *   DBTR_FOOT              dbtr_footprint_f / _d (recon/rays.h)
  *   DBTR_CROSS, DBTR_SLOTW_T  dbtr_cross_f / _d, dbtr_slotw_f / _d (recon/separable_types.h)
  *   DBTR_SEP_TABLES        the includer's tables type: a struct with at least the members
@@ -38,32 +40,36 @@
 #include "recon/separable_types.h"
 
 #define T DBTR_T
+#ifndef DBTR_R
+#define DBTR_R DBTR_T
+#endif
+#define R DBTR_R
 #ifndef DBTR_OF_INT
 #define DBTR_OF_INT(i) ((T)(i))
 #define DBTR_EQ(a, b) ((a) == (b))
 #endif
 
-/* Whether two values have the same bits (so -0 differs from +0). */
-static inline DBTR_HD int DBTR_FN(same_bits)(T a, T b) {
+/* Whether two ray record elements have the same bits (so -0 differs from +0). */
+static inline DBTR_HD int DBTR_FN(same_bits)(R a, R b) {
 #ifdef DBTR_SAME_BITS
   return DBTR_SAME_BITS(a, b);
 #else
-  return sizeof(T) == sizeof(float) ? dbtr__cr_fbits((float)a) == dbtr__cr_fbits((float)b)
+  return sizeof(R) == sizeof(float) ? dbtr__cr_fbits((float)a) == dbtr__cr_fbits((float)b)
                                     : dbtr__cr_dbits((double)a) == dbtr__cr_dbits((double)b);
 #endif
 }
 
 /* Whether pixel (r, c)'s ray record has its column's x part (that of row 0) and its row's y
  * part (that of column 0); rays holds one view's records, 4 per pixel. */
-static inline DBTR_HD int DBTR_FN(ray_separable)(const T *rays, int r, int c, int n_cols) {
-  const T *p = rays + 4 * ((size_t)r * (size_t)n_cols + (size_t)c), *col = rays + 4 * (size_t)c,
+static inline DBTR_HD int DBTR_FN(ray_separable)(const R *rays, int r, int c, int n_cols) {
+  const R *p = rays + 4 * ((size_t)r * (size_t)n_cols + (size_t)c), *col = rays + 4 * (size_t)c,
           *row = rays + 4 * (size_t)r * (size_t)n_cols;
   return DBTR_FN(same_bits)(p[0], col[0]) && DBTR_FN(same_bits)(p[1], col[1]) && DBTR_FN(same_bits)(p[2], row[2]) &&
          DBTR_FN(same_bits)(p[3], row[3]);
 }
 
 /* One axis of the crossing of record part (a, b) with slice k, over n voxels. */
-static inline DBTR_HD void DBTR_FN(cross_store)(T a, T b, int k, int n, DBTR_CROSS *out) {
+static inline DBTR_HD void DBTR_FN(cross_store)(R a, R b, int k, int n, DBTR_CROSS *out) {
   int i;
   T w;
   if (DBTR_FN(crossing_1d)(a, b, k, n, &i, &w)) {
@@ -120,7 +126,7 @@ static inline DBTR_HD int DBTR_FN(slots_match)(const DBTR_FOOT *f, int x, int y,
  * (n_views, nz). */
 
 /* Every pixel's ray record has its column's x part and its row's y part (ray_separable). */
-static inline DBTR_HD void DBTR_FN(sep_rays)(const T *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
+static inline DBTR_HD void DBTR_FN(sep_rays)(const R *rays, size_t n_views, int n_rows, int n_cols, int *flag) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
   DBTR_SETUP_FOR(i, n_views * npix) {
     size_t k = i / npix, p = i % npix;
@@ -130,13 +136,13 @@ static inline DBTR_HD void DBTR_FN(sep_rays)(const T *rays, size_t n_views, int 
 }
 
 /* The crossings of every column (from row 0's records) and every row (from column 0's). */
-static inline DBTR_HD void DBTR_FN(sep_cross)(const T *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx,
+static inline DBTR_HD void DBTR_FN(sep_cross)(const R *rays, size_t n_views, int nz, int n_rows, int n_cols, int nx,
                                               int ny, DBTR_CROSS *cx, DBTR_CROSS *cy) {
   size_t per = (size_t)n_cols + (size_t)n_rows, npix = (size_t)n_rows * (size_t)n_cols;
   DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
     size_t kz = i / per, q = i % per, k = kz / (size_t)nz;
     int z = (int)(kz % (size_t)nz);
-    const T *rk = rays + 4 * k * npix;
+    const R *rk = rays + 4 * k * npix;
     if (q < (size_t)n_cols)
       DBTR_FN(cross_store)(rk[4 * q], rk[4 * q + 1], z, nx, &cx[kz * (size_t)n_cols + q]);
     else {
@@ -201,7 +207,9 @@ static inline DBTR_HD void DBTR_FN(sep_feet)(const DBTR_FOOT *foot, size_t n_vie
 }
 
 #undef T
+#undef R
 #undef DBTR_T
+#undef DBTR_R
 #undef DBTR_OF_INT
 #undef DBTR_EQ
 #undef DBTR_SAME_BITS

@@ -3,22 +3,27 @@
  * and the CPU reference's projector, which uses the same tables, against the same forms. Included by tests/test_separable.c once per
  * precision, with
  *   ST       the type (float or double)
+ *   SR       optional: the ray records' type (double for float; ST by default)
  *   SF(name) the shared function `name` of that precision (t_name_f, t_name_d): those of
  *            recon/proj_impl.h, recon/separable.h and kernels/separable.h
  *   SN(name) a name for this instance
  *   STABLES  kernels/separable.h's tables type of that precision
  *   SVIEW, SFOOT                 the view and footprint types
- *   SVIEW_OF, SFOOT_CONVERT      the host's view of that type (dbtr_view_reduce_f /
- *                                dbtr_view_reduce) and its rounding of footprints
+ *   SVIEW_OF, SFOOT_CONVERT      the host's view for that type (dbtr_view_reduce) and its
+ *                                rounding of footprints
  *   SPREC    the dbtr_precision of ST
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
  * (run step by step as kernels/sep_setup.cuh runs it), then compares every voxel's gather with
  * the per-pixel reference, bit for bit. */
 
+#ifndef SR
+#define SR ST
+#endif
+
 typedef struct {
   size_t nv, nz, nr, nc, nx, ny, ng, npix;
-  ST *rays;     /* (nv, nr, nc, 4) */
+  SR *rays;     /* (nv, nr, nc, 4) */
   ST *lens;     /* (nv, nr, nc) */
   SFOOT *foot;  /* (nv, nz) */
   STABLES sep;  /* the tables, in host memory */
@@ -47,7 +52,7 @@ static void SN(geometry)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid *gr
   for (size_t k = 0; k < t->nv; k++) {
     SVIEW v;
     SVIEW_OF(g, grid, k, &v);
-    ST *rays = t->rays + 4 * k * t->npix;
+    SR *rays = t->rays + 4 * k * t->npix;
     for (int r = 0; r < nr; r++)
       for (int c = 0; c < nc; c++) t->lens[k * t->npix + (size_t)(r * nc + c)] = SF(ray_setup)(&v, r, c, rays + 4 * (r * nc + c));
     for (size_t z = 0; z < t->nz; z++) {
@@ -67,7 +72,7 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
   t->npix = t->nr * t->nc;
   size_t vz = t->nv * t->nz;
   STABLES *s = &t->sep;
-  t->rays = malloc(t->nv * t->npix * 4 * sizeof(ST));
+  t->rays = malloc(t->nv * t->npix * 4 * sizeof(SR));
   t->lens = malloc(t->nv * t->npix * sizeof(ST));
   t->foot = malloc(vz * sizeof(SFOOT));
   s->cx = malloc(vz * t->nc * sizeof *s->cx);
@@ -205,6 +210,7 @@ static size_t SN(compare_cpu)(const SN(tables) * t, const dbtr_geom *g, const db
 }
 
 #undef ST
+#undef SR
 #undef SF
 #undef SN
 #undef STABLES

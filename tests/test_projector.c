@@ -12,11 +12,12 @@
 
 /* The shared arithmetic instantiated here with the CPU reference's operators, to test its
  * helpers directly. */
-#define DBTR_FN(name) t_##name##_f
-#define DBTR_CPU_PREC 0
-#include "recon/cpu_arith.h"
 #define DBTR_FN(name) t_##name##_d
 #define DBTR_CPU_PREC 1
+#include "recon/cpu_arith.h"
+#define DBTR_FN(name) t_##name##_f
+#define DBTR_CPU_PREC 0
+#define DBTR_GEOM_FN(name) t_##name##_d
 #include "recon/cpu_arith.h"
 
 /* <Ax, y> against <x, A^T y> for random non-negative x and y. Both sides sum the same

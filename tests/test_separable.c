@@ -19,17 +19,6 @@
 
 /* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h), and the
  * GPU's separable gather over it. */
-#define DBTR_FN(name) t_##name##_f
-#define DBTR_CPU_PREC 0
-#include "recon/cpu_arith.h"
-#define DBTR_T float
-#define DBTR_FN(name) t_##name##_f
-#define DBTR_FOOT dbtr_footprint_f
-#define DBTR_CROSS dbtr_cross_f
-#define DBTR_SLOTW_T dbtr_slotw_f
-#define DBTR_GROUPW dbtr_groupw_f
-#define DBTR_SEP_TABLES gpu_tables_f
-#include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_d
 #define DBTR_CPU_PREC 1
 #include "recon/cpu_arith.h"
@@ -41,16 +30,30 @@
 #define DBTR_GROUPW dbtr_groupw_d
 #define DBTR_SEP_TABLES gpu_tables_d
 #include "kernels/separable.h"
+#define DBTR_FN(name) t_##name##_f
+#define DBTR_CPU_PREC 0
+#define DBTR_GEOM_FN(name) t_##name##_d
+#include "recon/cpu_arith.h"
+#define DBTR_T float
+#define DBTR_R double
+#define DBTR_FN(name) t_##name##_f
+#define DBTR_FOOT dbtr_footprint_f
+#define DBTR_CROSS dbtr_cross_f
+#define DBTR_SLOTW_T dbtr_slotw_f
+#define DBTR_GROUPW dbtr_groupw_f
+#define DBTR_SEP_TABLES gpu_tables_f
+#include "kernels/separable.h"
 
 static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 
 #define ST float
+#define SR double
 #define SF(name) t_##name##_f
 #define SN(name) sep_f_##name
 #define STABLES gpu_tables_f
-#define SVIEW dbtr_view_f
+#define SVIEW dbtr_view_d
 #define SFOOT dbtr_footprint_f
-#define SVIEW_OF dbtr_view_reduce_f
+#define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT dbtr_footprint_to_f
 #define SPREC DBTR_PREC_FLOAT
 #include "tests/separable_check.h"
