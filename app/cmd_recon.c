@@ -35,7 +35,8 @@ static const cli_opt recon_rows[] = {
              "rounded to double (dd: its high parts), not to float",
      .def = "float32", .choices = CLI_CHOICES("float32", "uint16", "float64")},
     {"--u16-scale", 0, CLI_DOUBLE, offsetof(recon_args, u16_scale), "S",
-     .help = "uint16: stored = round(value x S), saturating (required for uint16)", .min = 1e-300, .max = 1e300},
+     .help = "uint16: stored = round(value x S), saturating (required for uint16, and only for it)",
+     .min = 1e-300, .max = 1e300},
     {"--checkpoint", 0, CLI_STRING, offsetof(recon_args, ro.checkpoint), "FILE",
      .help = "save the state to FILE (every --checkpoint-every iterations, and at the end);\n"
              "an existing FILE is replaced only with --force"},
@@ -87,6 +88,9 @@ int dbtr_cmd_recon(int argc, char **argv) {
   o->vol_double = !strcmp(a.format, "float64");
   if (u16 && a.u16_scale == 0.0)
     return cli_usage_error(cmd, "--format uint16 needs --u16-scale S (stored = round(value x S))");
+  if (!u16 && a.u16_scale != 0.0) /* a scale that would be ignored: the user meant uint16, or no scale */
+    return cli_usage_error(cmd, "--u16-scale is for --format uint16; --format %s stores the values as they are",
+                           a.format);
   if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
   const char *inputs[2] = {in, o->resume};
   ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
