@@ -30,10 +30,13 @@ static const cli_opt recon_rows[] = {
      .choices = CLI_CHOICES("transmission", "emission")},
     {"--init", 0, CLI_DOUBLE, offsetof(recon_args, ro.init), "MU",
      .help = "uniform start value in 1/mm (default: estimated from the data)", .min = 1e-12, .max = 1e6},
-    {"--format", 0, CLI_CHOICE, offsetof(recon_args, format), "F", .help = "float32 or uint16", .def = "float32",
-     .choices = CLI_CHOICES("float32", "uint16")},
+    {"--format", 0, CLI_CHOICE, offsetof(recon_args, format), "F",
+     .help = "float32, uint16 (needs --u16-scale), or float64: a double or dd result\n"
+             "rounded to double (dd: its high parts), not to float",
+     .def = "float32", .choices = CLI_CHOICES("float32", "uint16", "float64")},
     {"--u16-scale", 0, CLI_DOUBLE, offsetof(recon_args, u16_scale), "S",
-     .help = "uint16: stored = round(value x S), saturating (required for uint16)", .min = 1e-300, .max = 1e300},
+     .help = "uint16: stored = round(value x S), saturating (required for uint16, and only for it)",
+     .min = 1e-300, .max = 1e300},
     {"--checkpoint", 0, CLI_STRING, offsetof(recon_args, ro.checkpoint), "FILE",
      .help = "save the state to FILE (every --checkpoint-every iterations, and at the end);\n"
              "an existing FILE is replaced only with --force"},
@@ -81,8 +84,13 @@ int dbtr_cmd_recon(int argc, char **argv) {
   };
   int ex;
   if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
-  if (!strcmp(a.format, "uint16") && a.u16_scale == 0.0)
+  const int u16 = !strcmp(a.format, "uint16");
+  o->vol_double = !strcmp(a.format, "float64");
+  if (u16 && a.u16_scale == 0.0)
     return cli_usage_error(cmd, "--format uint16 needs --u16-scale S (stored = round(value x S))");
+  if (!u16 && a.u16_scale != 0.0) /* a scale that would be ignored: the user meant uint16, or no scale */
+    return cli_usage_error(cmd, "--u16-scale is for --format uint16; --format %s stores the values as they are",
+                           a.format);
   if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
   const char *inputs[2] = {in, o->resume};
   ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
@@ -101,18 +109,19 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if (rc) return cli_fail(cmd, rc);
   double t_read = cli_now() - t0;
   dbtr_grid grid;
-  float *vol = NULL;
+  void *vol = NULL; /* floats, or doubles with --format float64 */
   size_t n_vox = 0;
   if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid)) || (ex = app_check_memory(cmd, &scan, &grid, o))) goto done;
   app_warn_doubts(cmd, &scan);
-  if ((rc = dbtr_grid_count(&grid, &n_vox)) || (rc = dbtr_alloc((void **)&vol, n_vox, sizeof(float), "volume"))) {
+  if ((rc = dbtr_grid_count(&grid, &n_vox)) ||
+      (rc = dbtr_alloc(&vol, n_vox, o->vol_double ? sizeof(double) : sizeof(float), "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
   char backend[64];
   if ((ex = app_reconstruct(cmd, &scan, &grid, o, vol, backend, sizeof backend))) goto done;
   double t_write = cli_now();
-  dbtr_tiff_opts topts = {.format = strcmp(a.format, "uint16") ? DBTR_TIFF_FLOAT32 : DBTR_TIFF_UINT16,
+  dbtr_tiff_opts topts = {.format = u16 ? DBTR_TIFF_UINT16 : o->vol_double ? DBTR_TIFF_FLOAT64 : DBTR_TIFF_FLOAT32,
                           .u16_scale = a.u16_scale};
   if ((rc = dbtr_volume_write(a.out, &grid, vol, &topts))) {
     ex = cli_fail(cmd, rc);

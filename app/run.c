@@ -91,9 +91,9 @@ int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gr
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
   dbtr_precision p = dbtr__backend_precision(&o->backend);
   double es = (double)dbtr_precision_size(p);
-  /* The float volume written, the data in double (y and i0, dbtr__data_expand), the driver's
-   * conversions when it loads a backend (volume, y, i0) and the volume read back. */
-  double need = 4.0 * n_vox + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
+  /* The volume written (float or double), the data in double (y and i0, dbtr__data_expand),
+   * the driver's conversions when it loads a backend (volume, y, i0) and the volume read back. */
+  double need = (o->vol_double ? 8.0 : 4.0) * n_vox + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
   const char *be = o->backend.backend ? o->backend.backend : "auto";
   char name[256];
   int cpu = !strcmp(be, "cpu") || (!strcmp(be, "auto") && !dbtr_gpu_available(name, sizeof name));
@@ -163,7 +163,7 @@ static int iterate(const char *cmd, const app_recon_opts *o, const dbtr_mlem *m,
 }
 
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
-                    float *vol, char *backend_name, size_t name_len) {
+                    void *vol, char *backend_name, size_t name_len) {
   dbtr_algo algo = scan->quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
   if (o->algorithm) algo = strcmp(o->algorithm, "emission") ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
   if (algo == DBTR_ALGO_TRANSMISSION && scan->quantity != DBTR_QUANTITY_COUNTS)
@@ -220,7 +220,10 @@ int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *gri
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  dbtr_convert_to_float(b->precision, tmp, m.n_vox, vol);
+  if (o->vol_double)
+    dbtr_convert_to_double(b->precision, tmp, m.n_vox, vol);
+  else
+    dbtr_convert_to_float(b->precision, tmp, m.n_vox, vol);
 done:
   free(tmp);
   dbtr_backend_destroy(&b);

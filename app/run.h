@@ -19,6 +19,7 @@ typedef struct {
   const char *checkpoint;   /* save the state here every checkpoint_every iterations */
   size_t checkpoint_every;
   const char *resume;       /* go on from this checkpoint */
+  int vol_double;           /* app_reconstruct's vol is doubles (the result rounded to double), else floats */
   /* Called after each iteration with the backend holding the current volume; may be NULL.
    * A non-zero return stops the run with that exit code. */
   int (*on_iteration)(void *user, size_t iteration, dbtr_backend *b);
@@ -53,11 +54,12 @@ void app_warn_doubts(const char *cmd, const dbtr_scan *scan);
  * on the CPU) exceeds what the machine or its cgroup has available (dbtr_mem_check). */
 int app_check_memory(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o);
 
-/* Reconstructs scan on grid into vol (n_vox floats). backend_name receives the backend
- * that ran ("cpu-float", "gpu:cpu-match"). With a checkpoint, a signal that ends the run
- * says how to resume it. Returns an exit code (0 ok). */
+/* Reconstructs scan on grid into vol: n_vox floats, or n_vox doubles with o->vol_double,
+ * the backend's result rounded to nearest (dbtr_convert_to_float, dbtr_convert_to_double).
+ * backend_name receives the backend that ran ("cpu-float", "gpu:cpu-match"). With a
+ * checkpoint, a signal that ends the run says how to resume it. Returns an exit code (0 ok). */
 int app_reconstruct(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const app_recon_opts *o,
-                    float *vol, char *backend_name, size_t name_len);
+                    void *vol, char *backend_name, size_t name_len);
 
 /* dbtr_simulate with a line per stage and the progress line within each (unless quiet).
  * Returns an exit code. */

@@ -30,9 +30,11 @@ enum { NIFTI1_MAX_DIM = 32767 };
 
 /* The header of a NIfTI-1 file of grid g, made by libnifti. */
 static int make_header(const char *path, const dbtr_grid *g, const dbtr_tiff_opts *opts, nifti_1_header *hdr) {
-  const int u16 = opts && opts->format == DBTR_TIFF_UINT16;
+  const dbtr_tiff_format format = opts ? opts->format : DBTR_TIFF_FLOAT32;
+  const int u16 = format == DBTR_TIFF_UINT16;
   const int64_t dims[8] = {3, (int64_t)g->nx, (int64_t)g->ny, (int64_t)g->nz, 1, 1, 1, 1};
-  nifti_image *nim = nifti_make_new_nim(dims, u16 ? DT_UINT16 : DT_FLOAT32, 0);
+  const int type = u16 ? DT_UINT16 : format == DBTR_TIFF_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
+  nifti_image *nim = nifti_make_new_nim(dims, type, 0);
   if (!nim) return dbtr_err(DBTR_ENOMEM, "%s: libnifti cannot make a header", path);
   nim->nifti_type = NIFTI_FTYPE_NIFTI1_1; /* one file: header, extension block, data */
   nim->dx = nim->pixdim[1] = g->dx;
@@ -65,17 +67,19 @@ static int make_header(const char *path, const dbtr_grid *g, const dbtr_tiff_opt
   return 0;
 }
 
-/* Writes the volume slice after slice: floats as they are, or converted to uint16 in
- * slice (NULL for float32), setting the disk to work on each (dbtr_atomic_written).
- * Returns 1 when znzlib took every byte. */
-static int write_data(znzFile fp, const dbtr_atomic_file *f, const dbtr_grid *g, const float *data,
+/* Writes the volume slice after slice: floats or doubles as they are, or floats converted
+ * to uint16 in slice (NULL for float32 and float64), setting the disk to work on each
+ * (dbtr_atomic_written). Returns 1 when znzlib took every byte. */
+static int write_data(znzFile fp, const dbtr_atomic_file *f, const dbtr_grid *g, const void *data,
                       const dbtr_tiff_opts *opts, uint16_t *slice) {
   const size_t plane = g->nx * g->ny; /* no overflow: the caller allocated (nz, ny, nx) */
+  const size_t size = opts && opts->format == DBTR_TIFF_FLOAT64 ? sizeof(double) : sizeof(float);
   for (size_t k = 0; k < g->nz; k++) {
-    const float *src = data + k * plane;
+    const void *src = (const unsigned char *)data + k * plane * size;
     if (slice)
-      for (size_t i = 0; i < plane; i++) slice[i] = dbtr_u16_store(src[i], opts->u16_scale, opts->u16_offset);
-    size_t got = slice ? znzwrite(slice, sizeof *slice, plane, fp) : znzwrite(src, sizeof *src, plane, fp);
+      for (size_t i = 0; i < plane; i++)
+        slice[i] = dbtr_u16_store(((const float *)src)[i], opts->u16_scale, opts->u16_offset);
+    size_t got = slice ? znzwrite(slice, sizeof *slice, plane, fp) : znzwrite(src, size, plane, fp);
     if (got != plane) return 0;
     dbtr_atomic_written(f);
   }
@@ -84,7 +88,7 @@ static int write_data(znzFile fp, const dbtr_atomic_file *f, const dbtr_grid *g,
 
 /* The header, an empty extension block and the data, into the temporary file f->tmp. */
 static int write_file(const dbtr_atomic_file *f, int gzip, const nifti_1_header *hdr, const dbtr_grid *g,
-                      const float *data, const dbtr_tiff_opts *opts) {
+                      const void *data, const dbtr_tiff_opts *opts) {
   uint16_t *slice = NULL;
   if (opts && opts->format == DBTR_TIFF_UINT16) {
     int rc = dbtr_alloc((void **)&slice, g->nx * g->ny, sizeof *slice, f->target);
@@ -110,7 +114,7 @@ static int write_file(const dbtr_atomic_file *f, int gzip, const nifti_1_header 
   return 0;
 }
 
-int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
+int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts) {
   dbtr_volume_type type = DBTR_VOLUME_TIFF;
   int rc = dbtr__volume_check(path, grid, data, opts);
   if (!rc) rc = dbtr_volume_type_of(path, &type);

@@ -5,7 +5,7 @@
 
 int dbtr_nifti_available(void) { return 0; }
 
-int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
+int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts) {
   (void)grid, (void)data, (void)opts;
   return dbtr_err(DBTR_EINVAL, "%s: this dbtr was built without NIfTI output (libnifti2-dev); write .tif", path);
 }

@@ -127,8 +127,9 @@ int dbtr__tiff_needs_bigtiff(size_t bytes) {
 typedef struct {
   const char *path; /* the target, named in every message */
   const dbtr_grid *grid;
-  const float *data; /* (nz, ny, nx) */
-  int u16;           /* 1: uint16 samples with scale/offset; 0: float32 */
+  const void *data; /* (nz, ny, nx): floats, or doubles when f64 */
+  int u16;          /* 1: uint16 samples with scale/offset, from floats */
+  int f64;          /* 1: float64 samples, the doubles as they are; neither: float32 */
   double scale, offset;
   uint32_t nx, ny;
   size_t sample_bytes, page_bytes; /* one page is one strip */
@@ -138,7 +139,7 @@ typedef struct {
 
 static uint16_t u16_stored(const tiff_writer *w, float v) { return dbtr_u16_store(v, w->scale, w->offset); }
 
-static int check_write_args(tiff_writer *w, const char *path, const dbtr_grid *g, const float *data,
+static int check_write_args(tiff_writer *w, const char *path, const dbtr_grid *g, const void *data,
                             const dbtr_tiff_opts *opts) {
   int rc = dbtr__volume_check(path, g, data, opts);
   if (rc) return rc;
@@ -152,13 +153,14 @@ static int check_write_args(tiff_writer *w, const char *path, const dbtr_grid *g
   w->grid = g;
   w->data = data;
   w->u16 = opts && opts->format == DBTR_TIFF_UINT16;
+  w->f64 = opts && opts->format == DBTR_TIFF_FLOAT64;
   if (w->u16) {
     w->scale = opts->u16_scale;
     w->offset = opts->u16_offset;
   }
   w->nx = (uint32_t)g->nx;
   w->ny = (uint32_t)g->ny;
-  w->sample_bytes = w->u16 ? 2 : 4;
+  w->sample_bytes = w->u16 ? 2 : w->f64 ? 8 : 4;
   return dbtr_size_mul3(g->nx, g->ny, w->sample_bytes, &w->page_bytes, path);
 }
 
@@ -196,7 +198,12 @@ static int desc_append(tiff_writer *w, const char *fmt, ...) {
  * vunit names the unit of the values, the attenuation coefficients of every dbtr volume.
  * ImageJ keeps it as it is for 32-bit images; for 16-bit ones it applies it only with a
  * calibration function (FileOpener.setCalibration): cf=0 is Calibration.STRAIGHT_LINE,
- * value = c0 + c1 * stored, which undoes stored = (value - offset) * scale. */
+ * value = c0 + c1 * stored, which undoes stored = (value - offset) * scale.
+ *
+ * float64 pages take float32's description. ImageJ 1.x's own TIFF reader opens no 64-bit
+ * samples at all (TiffDecoder: "Unsupported BitsPerSample: 64", 1.52i to 1.54u), but
+ * tifffile (hence napari) reads the stack's shape, spacing and unit from it, and dbtr's
+ * reader its dbtr_ keys, as for float32. */
 static int build_description(tiff_writer *w) {
   const dbtr_grid *g = w->grid;
   w->desc[0] = '\0';
@@ -206,9 +213,10 @@ static int build_description(tiff_writer *w) {
   if (w->u16) {
     /* min/max set ImageJ's display range to the values actually stored, not 0..65535. */
     size_t count = g->nx * g->ny * g->nz; /* checked by estimate_file_bytes */
+    const float *data = w->data;
     uint16_t lo = 65535, hi = 0;
     for (size_t i = 0; i < count; i++) {
-      uint16_t v = u16_stored(w, w->data[i]);
+      uint16_t v = u16_stored(w, data[i]);
       lo = v < lo ? v : lo;
       hi = v > hi ? v : hi;
     }
@@ -224,7 +232,7 @@ static int build_description(tiff_writer *w) {
 static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
   int ok =
       TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w->nx) && TIFFSetField(t, TIFFTAG_IMAGELENGTH, w->ny) &&
-      TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, w->u16 ? 16 : 32) &&
+      TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (int)(8 * w->sample_bytes)) &&
       TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, w->u16 ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
       TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1) && TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
       TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
@@ -244,18 +252,20 @@ static int goto_page(TIFF *t, size_t k) { return k == 0 ? TIFFSetDirectory(t, 0)
 /* Each page's samples go to the file as they are in memory: the file is in the machine's
  * byte order (mode "w" without 'b' or 'l'), and an uncompressed strip is its raw bytes, so
  * TIFFWriteRawStrip writes what TIFFWriteEncodedStrip would, without its in-place byte
- * swap, which would force a copy of the caller's floats. uint16 pages are converted into
- * page first. After each page the disk is set to work on it (dbtr_atomic_written). */
+ * swap, which would force a copy of the caller's floats or doubles. uint16 pages are
+ * converted from the floats into page first. After each page the disk is set to work on it
+ * (dbtr_atomic_written). */
 static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint16_t *page) {
   const size_t n = (size_t)w->nx * w->ny; /* samples a page; page_bytes did not overflow */
   for (size_t k = 0; k < w->grid->nz; k++) {
     if (!goto_page(t, k))
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot reopen the IFD"));
-    const float *src = w->data + k * n;
-    if (w->u16)
+    if (w->u16) {
+      const float *src = (const float *)w->data + k * n;
       for (size_t i = 0; i < n; i++) page[i] = u16_stored(w, src[i]);
+    }
     /* libtiff only reads the strip it is given; its parameter is not const. */
-    void *strip = w->u16 ? (void *)page : (void *)src;
+    void *strip = w->u16 ? (void *)page : (void *)((const unsigned char *)w->data + k * w->page_bytes);
     if (TIFFWriteRawStrip(t, 0, strip, (tmsize_t)w->page_bytes) < 0)
       return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the pixels"));
     /* Only the strile arrays changed, so libtiff rewrites them in place, not at the end. */
@@ -284,7 +294,7 @@ static int write_tiff(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f) {
   return rc;
 }
 
-int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts,
+int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts,
                         int force_bigtiff) {
   tiff_writer *w = malloc(sizeof *w);
   if (!w) return dbtr_err(DBTR_ENOMEM, "%s: out of memory", path ? path : "TIFF output");
@@ -314,7 +324,7 @@ int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const float *da
   return dbtr_atomic_commit(&f);
 }
 
-int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
+int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts) {
   return dbtr__tiff_write_ex(path, grid, data, opts, 0);
 }
 

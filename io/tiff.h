@@ -1,9 +1,10 @@
 /* io/tiff.h: multi-page TIFF volumes, one page per z slice and one strip per page, that
  * Fiji/ImageJ, tifffile and napari open with the right voxel size (ImageJ description:
  * ImageJ=, images=, slices=, unit=mm, spacing=; X/Y resolution in pixels per mm) and value
- * unit (vunit=1/mm; uint16 with a straight-line calibration back to 1/mm). BigTIFF when
- * the file would pass 4 GiB. Written to a temporary name in the target folder and renamed
- * into place. */
+ * unit (vunit=1/mm; uint16 with a straight-line calibration back to 1/mm). Samples are
+ * float32, uint16 or float64 (for tifffile and napari: ImageJ 1.x refuses 64-bit samples;
+ * docs/volume-format.md). BigTIFF when the file would pass 4 GiB. Written to a temporary
+ * name in the target folder and renamed into place. */
 #ifndef DBTR_TIFF_H
 #define DBTR_TIFF_H
 
@@ -12,7 +13,9 @@
 
 #include "recon/geom.h"
 
-typedef enum { DBTR_TIFF_FLOAT32 = 0, DBTR_TIFF_UINT16 = 1 } dbtr_tiff_format;
+/* The sample format of a volume file (TIFF and NIfTI alike), and with it the type of the
+ * data the writers take: floats for FLOAT32 and UINT16, doubles for FLOAT64. */
+typedef enum { DBTR_TIFF_FLOAT32 = 0, DBTR_TIFF_UINT16 = 1, DBTR_TIFF_FLOAT64 = 2 } dbtr_tiff_format;
 
 typedef struct {
   dbtr_tiff_format format;
@@ -28,9 +31,10 @@ uint16_t dbtr_u16_from_double(double v);
  * Every uint16 writer (TIFF, NIfTI) stores through it, so their integers are the same. */
 uint16_t dbtr_u16_store(float v, double scale, double offset);
 
-/* Writes data ((nz, ny, nx) floats in 1/mm, x fastest) with the grid's voxel size. opts
- * NULL means float32. The grid origin is written into the ImageJ description as well. */
-int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+/* Writes data ((nz, ny, nx) values in 1/mm, x fastest: floats, or doubles for FLOAT64) with
+ * the grid's voxel size. opts NULL means float32. The grid origin is written into the
+ * ImageJ description as well. */
+int dbtr_tiff_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts);
 
 /* Reads a volume written by dbtr or any single-channel multi-page TIFF of uint8, uint16,
  * uint32, int16, int32, float32 or float64 samples, all pages the same size. Returns the

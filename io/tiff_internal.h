@@ -14,7 +14,7 @@ int dbtr__tiff_needs_bigtiff(size_t bytes);
 
 /* dbtr_tiff_write with force_bigtiff != 0 writing BigTIFF whatever the size, so that the
  * BigTIFF layout can be tested on a small volume. */
-int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts,
+int dbtr__tiff_write_ex(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts,
                         int force_bigtiff);
 
 #endif

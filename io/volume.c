@@ -40,14 +40,14 @@ int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const floa
   return 0;
 }
 
-int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts) {
+int dbtr_volume_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts) {
   dbtr_volume_type type = DBTR_VOLUME_TIFF;
   int rc = dbtr_volume_type_of(path, &type);
   if (rc) return rc;
   return type == DBTR_VOLUME_TIFF ? dbtr_tiff_write(path, grid, data, opts) : dbtr_nifti_write(path, grid, data, opts);
 }
 
-int dbtr__volume_check(const char *path, const dbtr_grid *g, const float *data, const dbtr_tiff_opts *opts) {
+int dbtr__volume_check(const char *path, const dbtr_grid *g, const void *data, const dbtr_tiff_opts *opts) {
   if (!path || !*path) return dbtr_err(DBTR_EINVAL, "volume output: path is empty");
   if (!g || !data) return dbtr_err(DBTR_EINVAL, "%s: no volume to write", path);
   if (g->nx == 0 || g->ny == 0 || g->nz == 0)
@@ -58,7 +58,7 @@ int dbtr__volume_check(const char *path, const dbtr_grid *g, const float *data, 
       return dbtr_err(DBTR_EINVAL,
                       "%s: voxel size %g x %g x %g mm, origin (%g, %g, %g): sizes must be positive, all finite", path,
                       d[0], d[1], d[2], d[3], d[4], d[5]);
-  if (!opts || opts->format == DBTR_TIFF_FLOAT32) return 0;
+  if (!opts || opts->format == DBTR_TIFF_FLOAT32 || opts->format == DBTR_TIFF_FLOAT64) return 0;
   if (opts->format != DBTR_TIFF_UINT16)
     return dbtr_err(DBTR_EINVAL, "%s: unknown sample format %d", path, (int)opts->format);
   if (!(isfinite(opts->u16_scale) && opts->u16_scale > 0.0) || !isfinite(opts->u16_offset))

@@ -15,10 +15,12 @@ typedef enum { DBTR_VOLUME_TIFF, DBTR_VOLUME_NIFTI, DBTR_VOLUME_NIFTI_GZ } dbtr_
  * caller can check an output name before the work that fills it. */
 int dbtr_volume_type_of(const char *path, dbtr_volume_type *type);
 
-/* Writes data ((nz, ny, nx) floats in 1/mm, x fastest) on grid as the type of path. opts
- * (NULL: float32) is the sample format of every type: float32, or uint16 stored as
- * round_sat((value - offset) * scale) with the scale written beside it (io/tiff.h). */
-int dbtr_volume_write(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+/* Writes data ((nz, ny, nx) values in 1/mm, x fastest) on grid as the type of path. opts
+ * (NULL: float32) is the sample format of every type, and says what data holds: floats
+ * written as float32, or as uint16 stored as round_sat((value - offset) * scale) with the
+ * scale written beside it (io/tiff.h); or, with DBTR_TIFF_FLOAT64, doubles written as
+ * float64. */
+int dbtr_volume_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts);
 
 /* Every voxel finite, or DBTR_EINVAL naming path and the first voxel that is not (x, y, z):
  * for volumes that go into a computation (dbtr project), where a NaN would come out as a
@@ -28,6 +30,6 @@ int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const floa
 /* For io/ writers: the checks every type shares (a path, a volume with voxels, positive
  * finite voxel sizes, a finite origin, a known format with a usable uint16 scale), each
  * refusal DBTR_EINVAL naming path. */
-int dbtr__volume_check(const char *path, const dbtr_grid *grid, const float *data, const dbtr_tiff_opts *opts);
+int dbtr__volume_check(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts);
 
 #endif

@@ -38,7 +38,7 @@ nan_projection inf_projection negative_counts i0_zero i0_negative volume_outside
 external_storage unwritten_chunks virtual_missing_source virtual_self lzf_filter
 geometry_in_cm counts_are_line_integrals transposed"
 OTHER_CASES="missing_file not_regular_file memory_limit negative_iterations bad_gpu_memory bad_gpus unknown_mode unknown_option missing_value missing_output_folder
-overwrite_input exists_no_force exists_force"
+overwrite_input exists_no_force exists_force uint16_without_scale scale_without_uint16 float64 float64_exists_no_force"
 # Files that crash libhdf5 1.10 itself, or make it loop (tests/fuzz/hdf5_known/): dbtr must
 # still end with exit 2 and one line naming the file (io/scan_guard.c), whether HDF5 fails
 # on them or a later HDF5 refuses them. The crashes are skipped in sanitizer builds
@@ -141,6 +141,12 @@ spec() {
     overwrite_input) out=scan.h5 needles="scan.h5|overwrite the input" ;;
     exists_no_force) pre="an older output" want_out=1 needles="out.tif|--force" ;;
     exists_force) pre="an older output" args="$args --force" want_rc=0 want_out=1 needles= ;;
+    # The sample formats (docs/volume-format.md): uint16 needs its scale, and a scale without
+    # uint16 would be ignored, so it is refused too; float64 is written like float32.
+    uint16_without_scale) args="$args --format uint16" needles="--format uint16|--u16-scale" ;;
+    scale_without_uint16) args="$args --format float64 --u16-scale 1000" needles="--u16-scale|--format float64" ;;
+    float64) args="$args --format float64 --precision dd" want_rc=0 want_out=1 needles= ;;
+    float64_exists_no_force) pre="an older output" args="$args --format float64" want_out=1 needles="out.tif|--force" ;;
     *) return 1 ;;
     esac
     ;;

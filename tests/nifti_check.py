@@ -56,13 +56,13 @@ def check_data(path, img, vol, scale, offset):
     raw = np.asanyarray(img.dataobj.get_unscaled())  # (nx, ny, nz) as stored
     if raw.dtype != vol.dtype:
         fail(path, f"data type {raw.dtype}, the TIFF's {vol.dtype}")
-    bits = np.uint32 if vol.dtype == np.float32 else np.uint16  # NaN != NaN: compare bits
+    bits = np.dtype(f"u{vol.dtype.itemsize}")  # NaN != NaN: compare the bits, as unsigned integers
     if not np.array_equal(raw.view(bits), vol.transpose(2, 1, 0).view(bits)):
         fail(path, "data differ from the TIFF's")
     slope, inter = img.dataobj.slope, img.dataobj.inter
     if scale is None:
         if (slope, inter) != (1.0, 0.0):
-            fail(path, f"float32 scaled by {slope}, {inter}")
+            fail(path, f"{vol.dtype} scaled by {slope}, {inter}")
         return
     if (slope, inter) != (F32(1.0 / scale), F32(offset)):
         fail(path, f"scl_slope {slope}, scl_inter {inter}, want 1/{scale}, {offset}")

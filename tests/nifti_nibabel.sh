@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/nifti_nibabel.sh DBTR CHECK_PY: nibabel opens the NIfTI volumes of the dbtr command.
-# `dbtr phantom --truth` and `dbtr recon -o` write each volume as .nii or .nii.gz and again as
-# .tif from the same inputs (the CPU reference is deterministic); tests/nifti_check.py
-# compares each pair: shape, voxel size, affine, units, data bit for bit. Fails, never
-# skips, without a python3 with nibabel and tifffile: run.sh installs python3-nibabel and
-# python3-tifffile, so CI always runs it.
+# `dbtr phantom --truth` and `dbtr recon -o` (float32, uint16 and float64) write each volume
+# as .nii or .nii.gz and again as .tif from the same inputs (the CPU reference is
+# deterministic); tests/nifti_check.py compares each pair: shape, voxel size, affine, units,
+# data bit for bit. Fails, never skips, without a python3 with nibabel and tifffile: run.sh
+# installs python3-nibabel and python3-tifffile, so CI always runs it.
 set -eu
 dbtr=$1
 check=$2
@@ -32,7 +32,10 @@ set -- scan.h5 --iterations 1 --backend cpu --quiet --dims 200,120,25 --voxel 0.
 "$dbtr" recon "$@" -o recon.tif
 "$dbtr" recon "$@" -o recon16.nii --format uint16 --u16-scale 1000
 "$dbtr" recon "$@" -o recon16.tif --format uint16 --u16-scale 1000
-"$py" "$check" truth.nii truth.tif recon.nii.gz recon.tif recon16.nii recon16.tif
+# float64 of the referee, dd rounded to double (about 1 s a run on 2 cores).
+"$dbtr" recon "$@" -o recon64.nii.gz --format float64 --precision dd
+"$dbtr" recon "$@" -o recon64.tif --format float64 --precision dd
+"$py" "$check" truth.nii truth.tif recon.nii.gz recon.tif recon16.nii recon16.tif recon64.nii.gz recon64.tif
 # Another ending is refused with a message naming the file and the endings accepted.
 rc=0
 "$dbtr" recon "$@" -o recon.nrrd 2>err.txt || rc=$?

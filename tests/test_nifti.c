@@ -44,7 +44,7 @@ static void check_header(const nifti1_start *s, const dbtr_grid *g, int datatype
   CHECK_EQ_INT(h->dim[2], g->ny);
   CHECK_EQ_INT(h->dim[3], g->nz);
   CHECK_EQ_INT(h->datatype, datatype);
-  CHECK_EQ_INT(h->bitpix, datatype == DT_FLOAT32 ? 32 : 16);
+  CHECK_EQ_INT(h->bitpix, datatype == DT_FLOAT64 ? 64 : datatype == DT_FLOAT32 ? 32 : 16);
   CHECK(h->vox_offset == 352.0f);
   CHECK(memcmp(s->ext.extension, "\0\0\0\0", 4) == 0); /* no extensions follow */
   CHECK_EQ_INT(XYZT_TO_SPACE(h->xyzt_units), NIFTI_UNITS_MM);
@@ -90,6 +90,45 @@ DBTR_TEST(float32_header_and_data) {
   CHECK(memcmp(back, from_tiff, n * sizeof(float)) == 0);
   free(from_tiff);
   free(v);
+  tmp_remove(dir);
+}
+
+/* float64 (DT_FLOAT64) holds the doubles bit for bit, .nii and .nii.gz (read back by
+ * libnifti), with float32's header but for the type. */
+DBTR_TEST(float64_header_and_data) {
+  char dir[64], nii[256], gz[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(nii, dir, "vol.nii");
+  tmp_path(gz, dir, "vol.nii.gz");
+  dbtr_grid g = make_grid(7, 5, 3); /* 7 != 5 != 3: a swapped axis cannot match */
+  double v[7 * 5 * 3];
+  for (size_t i = 0; i < 7 * 5 * 3; i++) v[i] = (double)i + 0x1p-40; /* digits no float holds */
+  /* And values a float64 file must keep bit for bit: signed zero, the smallest subnormal
+   * double, infinities, NaN, the double after 1. */
+  v[1] = -0.0, v[2] = 0x1p-1074, v[3] = (double)INFINITY, v[4] = -(double)INFINITY, v[5] = (double)NAN;
+  v[6] = 1.0 + 0x1p-52;
+  dbtr_tiff_opts o = {DBTR_TIFF_FLOAT64, 0.0, 0.0};
+  REQUIRE_OK(dbtr_nifti_write(nii, &g, v, &o));
+  REQUIRE_OK(dbtr_volume_write(gz, &g, v, &o));
+  CHECK_EQ_INT(tmp_count(dir), 2); /* the files and no temporary */
+  nifti1_start s;
+  double back[7 * 5 * 3];
+  REQUIRE(read_nii(nii, &s, back, sizeof back) == 0); /* also: nothing after the data */
+  check_header(&s, &g, DT_FLOAT64);
+  CHECK(s.hdr.scl_slope == 0.0f); /* 0: the values are stored as they are */
+  CHECK(memcmp(back, v, sizeof back) == 0);
+  nifti_image *nim = nifti_image_read(gz, 1);
+  REQUIRE(nim);
+  CHECK(nim->nx == 7 && nim->ny == 5 && nim->nz == 3 && nim->datatype == DT_FLOAT64 && nim->nbyper == 8);
+  REQUIRE(nim->data);
+  /* libnifti's reader sets non-finite floats to 0 (nifti_read_buffer); every other value is
+   * the double written, bit for bit. */
+  const double *got = nim->data;
+  for (size_t i = 0; i < 7 * 5 * 3; i++) {
+    const double want = isfinite(v[i]) ? v[i] : 0.0;
+    CHECK(memcmp(&got[i], &want, sizeof want) == 0);
+  }
+  nifti_image_free(nim);
   tmp_remove(dir);
 }
 
@@ -250,5 +289,5 @@ DBTR_TEST(failed_write_leaves_nothing) {
   }
 }
 
-DBTR_TEST_MAIN(float32_header_and_data, gzip_read_by_libnifti, uint16_matches_tiff, type_from_name,
+DBTR_TEST_MAIN(float32_header_and_data, float64_header_and_data, gzip_read_by_libnifti, uint16_matches_tiff, type_from_name,
                volume_write_dispatch, write_refusals, failed_write_leaves_nothing)

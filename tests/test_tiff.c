@@ -1,10 +1,11 @@
 /* tests/test_tiff.c: the TIFF volume writer (io/tiff.c, docs/volume-format.md).
  *
- * Round trips (float32 bit for bit, uint16 stored integers, a forced BigTIFF), the layout
+ * Round trips (float32 and float64 bit for bit, uint16 stored integers, a forced BigTIFF), the layout
  * that ImageJ relies on (pixel data of all pages in one contiguous block), the tags and the
  * ImageJ description read back with libtiff itself, and failed writes that must leave
  * nothing behind. The reader's refusals and files of other tools: tests/test_tiff_read.c;
  * other programs reading these files: tests/test_tiff_readers.c. */
+#include <float.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -21,8 +22,9 @@
 #include "tests/tmpdir.h"
 
 /* The layout ImageJ needs: the strips of every page follow each other with no gap, page
- * after page, the block ends the file, and its bytes are the volume in (z, y, x) order. */
-static void check_contiguous(const char *path, const float *vol, size_t n) {
+ * after page, the block ends the file, and its bytes are the volume's (bytes of them) in
+ * (z, y, x) order. */
+static void check_contiguous(const char *path, const void *vol, size_t bytes) {
   /* "c": the strips as stored; libtiff would otherwise present a large uncompressed strip
    * as many small ones ("strip chopping"). */
   TIFF *t = TIFFOpen(path, "rc");
@@ -35,16 +37,16 @@ static void check_contiguous(const char *path, const float *vol, size_t n) {
     }
   } while (TIFFReadDirectory(t));
   TIFFClose(t);
-  CHECK_EQ_U64(next - first, n * sizeof(float));
+  CHECK_EQ_U64(next - first, bytes);
   CHECK_EQ_U64(next, (uint64_t)file_size(path));
   /* Read the block the way ImageJ does: one run of bytes from the first strip. The test
-   * host is little-endian like the file libtiff wrote, so the bytes are the floats. */
+   * host is little-endian like the file libtiff wrote, so the bytes are the samples. */
   FILE *fp = fopen(path, "rb");
   REQUIRE(fp);
-  float *raw = malloc(n * sizeof(float));
-  int got = fseek(fp, (long)first, SEEK_SET) == 0 && fread(raw, sizeof(float), n, fp) == n;
+  unsigned char *raw = malloc(bytes);
+  int got = fseek(fp, (long)first, SEEK_SET) == 0 && fread(raw, 1, bytes, fp) == bytes;
   fclose(fp);
-  CHECK(got && memcmp(raw, vol, n * sizeof(float)) == 0);
+  CHECK(got && memcmp(raw, vol, bytes) == 0);
   free(raw);
 }
 
@@ -142,6 +144,70 @@ DBTR_TEST(uint16_round_trip) {
   CHECK_STR_CONTAINS(desc, "\ndbtr_u16_scale=100\ndbtr_u16_offset=-1\n");
   TIFFClose(t);
   free(back);
+  tmp_remove(dir);
+}
+
+/* float64 pages hold the doubles bit for bit, in the layout and with the description of
+ * float32, classic and BigTIFF; dbtr's reader gives each value rounded to float. */
+DBTR_TEST(float64_round_trip) {
+  char dir[64], path[256], f32[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.tif");
+  tmp_path(f32, dir, "f32.tif");
+  dbtr_grid g = make_grid(4, 3, 2); /* 24 voxels, every dim different */
+  g.origin[0] = 1.0 / 3.0;          /* only %.17g brings it back exactly */
+  /* Values a float64 file must keep bit for bit: signed zero, the smallest subnormal double,
+   * the largest double, infinities, a NaN, and values a float cannot hold: 1 + 2^-52 (the
+   * double after 1), 0.1 and 1/3 in double, 1e-300 (below float's range). */
+  double v[24] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MAX, -DBL_MAX, (double)INFINITY, -(double)INFINITY,
+                  (double)NAN, 1.0 + 0x1p-52, 0.1, 1.0 / 3.0, 1e-300};
+  for (int i = 13; i < 24; i++) v[i] = (double)i * 0.7 - 5.0;
+  dbtr_tiff_opts o = {DBTR_TIFF_FLOAT64, 0.0, 0.0};
+  for (int big = 0; big < 2; big++) {
+    REQUIRE_OK(dbtr__tiff_write_ex(path, &g, v, &o, big));
+    CHECK_EQ_INT(tmp_count(dir), 1); /* the file and no temporary */
+    check_contiguous(path, v, sizeof v);
+    TIFF *t = TIFFOpen(path, "r");
+    REQUIRE(t);
+    CHECK_EQ_INT(TIFFIsBigTIFF(t), big);
+    uint16_t bits = 0, fmt = 0;
+    char *desc = NULL;
+    TIFFGetField(t, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetField(t, TIFFTAG_SAMPLEFORMAT, &fmt);
+    REQUIRE(TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc));
+    CHECK_EQ_INT(bits, 64);
+    CHECK_EQ_INT(fmt, SAMPLEFORMAT_IEEEFP);
+    /* libtiff's own reading of page 1, row 2: voxels 20..23. */
+    REQUIRE(TIFFSetDirectory(t, 1));
+    double row[4];
+    REQUIRE(TIFFReadScanline(t, row, 2, 0) == 1);
+    CHECK(memcmp(row, v + 20, sizeof row) == 0);
+    /* The float32 file of the same grid has the same description, byte for byte. */
+    REQUIRE(TIFFSetDirectory(t, 0));
+    REQUIRE(TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc));
+    float zeros[24] = {0};
+    REQUIRE_OK(dbtr_tiff_write(f32, &g, zeros, NULL));
+    TIFF *t32 = TIFFOpen(f32, "r");
+    REQUIRE(t32);
+    char *desc32 = NULL;
+    REQUIRE(TIFFGetField(t32, TIFFTAG_IMAGEDESCRIPTION, &desc32));
+    CHECK(strcmp(desc, desc32) == 0);
+    TIFFClose(t32);
+    TIFFClose(t);
+    remove(f32);
+    /* dbtr_tiff_read takes float64 files too, each value rounded to float; the grid exact. */
+    dbtr_grid r;
+    float *back = NULL;
+    REQUIRE_OK(dbtr_tiff_read(path, &r, &back));
+    CHECK(r.nx == 4 && r.ny == 3 && r.nz == 2);
+    CHECK(r.dx == g.dx && r.dy == g.dy && r.dz == g.dz);
+    CHECK(r.origin[0] == g.origin[0] && r.origin[1] == g.origin[1] && r.origin[2] == g.origin[2]);
+    for (int i = 0; i < 24; i++) {
+      float want = (float)v[i];
+      CHECK(memcmp(&back[i], &want, sizeof want) == 0 || (isnan(v[i]) && isnan(back[i])));
+    }
+    free(back);
+  }
   tmp_remove(dir);
 }
 
@@ -293,7 +359,7 @@ DBTR_TEST(contiguous_pixel_data) {
       dbtr_grid g = make_grid(shapes[s][0], shapes[s][1], shapes[s][2]);
       float *v = coded_volume(&g);
       CHECK_OK(dbtr__tiff_write_ex(path, &g, v, NULL, big));
-      check_contiguous(path, v, g.nx * g.ny * g.nz);
+      check_contiguous(path, v, g.nx * g.ny * g.nz * sizeof(float));
       free(v);
     }
   tmp_remove(dir);
@@ -359,6 +425,6 @@ DBTR_TEST(write_refusals) {
   tmp_remove(dir);
 }
 
-DBTR_TEST_MAIN(u16_conversion, float32_round_trip, uint16_round_trip, three_pages_nx_ne_ny, imagej_description,
+DBTR_TEST_MAIN(u16_conversion, float32_round_trip, float64_round_trip, uint16_round_trip, three_pages_nx_ne_ny, imagej_description,
                page_tags, bigtiff_decision, bigtiff_forced_round_trip, contiguous_pixel_data, missing_folder,
                failed_write_leaves_nothing, write_refusals)
