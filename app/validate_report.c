@@ -2,6 +2,7 @@
  * results (recon/validate.h): CSV and JSON of every measurement, and two SVG plots
  * (differing voxels and max |difference| per iteration, log scale, one line per path). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,25 @@ void app_validate_verdict(const dbtr_vpath *p, char *buf, size_t len) {
              p->first_in_proj ? "forward projection" : "volume", (unsigned long long)p->first_max_ulp);
 }
 
+/* A number for JSON: %.9g, or null for NaN and infinities, which JSON cannot hold. */
+static void json_num(FILE *f, const char *key, double x) {
+  if (isfinite(x))
+    fprintf(f, "\"%s\": %.9g", key, x);
+  else
+    fprintf(f, "\"%s\": null", key);
+}
+
 static void stats_json(FILE *f, const dbtr_diff_stats *s) {
-  fprintf(f,
-          "{\"n\": %zu, \"differ\": %zu, \"max_abs\": %.9g, \"mean_abs\": %.9g, \"max_ulp\": %llu, \"median_ulp\": %llu, "
-          "\"rel_l2\": %.9g, \"differ_u16\": %zu}",
-          s->n, s->n_differ, s->max_abs, s->mean_abs, (unsigned long long)s->max_ulp, (unsigned long long)s->median_ulp,
-          s->rel_l2, s->n_differ_u16);
+  fprintf(f, "{\"n\": %zu, \"differ\": %zu, ", s->n, s->n_differ);
+  json_num(f, "max_abs", s->max_abs);
+  fprintf(f, ", ");
+  json_num(f, "mean_abs", s->mean_abs);
+  fprintf(f, ", \"max_ulp\": %llu, \"median_ulp\": %llu, ", (unsigned long long)s->max_ulp,
+          (unsigned long long)s->median_ulp);
+  json_num(f, "rel_l2", s->rel_l2);
+  fprintf(f, ", \"differ_u16\": %zu, \"beyond_4ulp\": %zu, ", s->n_differ_u16, s->beyond_4ulp);
+  json_num(f, "scale_ulp", s->scale_ulp);
+  fprintf(f, "}");
 }
 
 /* Opens DIR/name through a temporary file; the caller closes and commits. */
@@ -56,17 +70,18 @@ static int write_csv(const char *dir, const dbtr_validate *r) {
   int rc;
   FILE *f = open_out(dir, "validate.csv", &af, &rc);
   if (!f) return rc;
-  fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,deviance\n");
+  fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,"
+             "deviance,beyond_4ulp,scale_ulp\n");
   for (size_t it = 0; it < r->iterations; it++)
     for (size_t i = 0; i < r->n_paths; i++) {
       const dbtr_vpath *p = &r->paths[i];
       for (int q = 0; q < 2; q++) {
         const dbtr_diff_stats *s = q ? &p->vol[it] : &p->proj[it];
-        fprintf(f, "%zu,%s,%s,%s,%zu,%zu,%.6g,%.9g,%.9g,%llu,%llu,%.9g,%zu,%.12g\n", it + 1, p->name,
+        fprintf(f, "%zu,%s,%s,%s,%zu,%zu,%.6g,%.9g,%.9g,%llu,%llu,%.9g,%zu,%.12g,%zu,%.9g\n", it + 1, p->name,
                 dbtr_validate_ref_name(p->ref), q ? "volume" : "projections", s->n, s->n_differ,
                 s->n ? 100.0 * (double)s->n_differ / (double)s->n : 0.0, s->max_abs, s->mean_abs,
                 (unsigned long long)s->max_ulp, (unsigned long long)s->median_ulp, s->rel_l2, s->n_differ_u16,
-                p->deviance[it]);
+                p->deviance[it], s->beyond_4ulp, s->scale_ulp);
       }
     }
   return close_out(f, &af);

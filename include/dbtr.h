@@ -252,6 +252,12 @@ typedef struct {
   uint64_t median_ulp; /* median ULP distance over all n */
   double rel_l2;       /* ||a - b|| / ||b||, 0 when both are 0 */
   size_t n_differ_u16; /* elements whose 16-bit display values differ */
+  size_t beyond_4ulp;  /* elements more than 4 ulp apart */
+  /* max |a - b| in ulps of the quantity's scale: divided by ulp(max |b|), the gap above b's
+   * largest magnitude in the precision compared (the smallest subnormal when b is all 0).
+   * Unlike max_ulp it does not explode where values touch zero: 1e-25 against 1e-20 is a
+   * billion ulps of 1e-20 but a tiny fraction of an ulp of the largest value. */
+  double scale_ulp;
 } dbtr_diff_stats;
 
 typedef struct {

@@ -288,8 +288,9 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
 @dataclass(frozen=True)
 class DiffStats:
     """How a path's array differs from its reference's: elements compared, elements whose
-    bits differ, max and mean |difference|, max and median ULP distance, relative L2, and
-    elements whose 16-bit display values differ."""
+    bits differ, max and mean |difference|, max and median ULP distance, relative L2,
+    elements whose 16-bit display values differ, elements more than 4 ulp apart, and max
+    |difference| in ulps of the reference's largest magnitude (scale ulps)."""
     n: int
     n_differ: int
     max_abs: float
@@ -298,6 +299,8 @@ class DiffStats:
     median_ulp: int
     rel_l2: float
     n_differ_u16: int
+    beyond_4ulp: int
+    scale_ulp: float
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,8 @@ class ReconOpts(ctypes.Structure):
 
 class DiffStats(ctypes.Structure):
     _fields_ = [("n", c_size_t), ("n_differ", c_size_t), ("max_abs", c_double), ("mean_abs", c_double),
-                ("max_ulp", c_uint64), ("median_ulp", c_uint64), ("rel_l2", c_double), ("n_differ_u16", c_size_t)]
+                ("max_ulp", c_uint64), ("median_ulp", c_uint64), ("rel_l2", c_double), ("n_differ_u16", c_size_t),
+                ("beyond_4ulp", c_size_t), ("scale_ulp", c_double)]
 
 
 class ValidationOpts(ctypes.Structure):
