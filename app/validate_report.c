@@ -34,18 +34,21 @@ static void json_num(FILE *f, const char *key, double x) {
 int app_validate_ranked(const dbtr_vpath *p, dbtr_precision prec) { return p->prec == prec && p->explains < 0; }
 
 /* The smallest relative L2 of the volume against the referee after the last iteration among
- * the ranked paths of precision p; 0 when there are none. */
+ * the ranked paths of precision p (a NaN ranks last); 0 when there are none. */
 static int closest_of(const dbtr_validate *v, dbtr_precision p, double *rel) {
   int any = 0;
   for (size_t i = 0; v->referee && i < v->n_paths; i++) {
     const dbtr_vpath *q = &v->paths[i];
     if (!app_validate_ranked(q, p)) continue;
     double r = q->vs_vol[v->iterations - 1].rel_l2;
-    if (!any || r < *rel) *rel = r;
+    if (!any || r < *rel || isnan(*rel)) *rel = r;
     any = 1;
   }
   return any;
 }
+
+/* a and b are the same distance: equal, or both NaN. */
+static int same_distance(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
 int app_validate_closest_line(const dbtr_validate *v, dbtr_precision p, char *buf, size_t len) {
   double min = 0.0;
@@ -56,15 +59,15 @@ int app_validate_closest_line(const dbtr_validate *v, dbtr_precision p, char *bu
   at += (size_t)snprintf(buf, len, "closest to exact (%s):", pn);
   for (size_t i = 0; i < v->n_paths && at < len; i++) { /* the closest, with any at the same distance */
     const dbtr_vpath *q = &v->paths[i];
-    if (!app_validate_ranked(q, p) || q->vs_vol[last].rel_l2 != min) continue;
+    if (!app_validate_ranked(q, p) || !same_distance(q->vs_vol[last].rel_l2, min)) continue;
     at += (size_t)snprintf(buf + at, len - at, "%s %s", won ? " =" : "", q->name);
     won = &q->vs_vol[last];
   }
-  if (at < len)
+  if (at < len && won)
     at += (size_t)snprintf(buf + at, len - at, ", %.3gx the best %s answer (rel L2 %.3g)", won->best_units, pn, min);
   for (size_t i = 0, k = 0; i < v->n_paths && at < len; i++) { /* the others */
     const dbtr_vpath *q = &v->paths[i];
-    if (!app_validate_ranked(q, p) || q->vs_vol[last].rel_l2 == min) continue;
+    if (!app_validate_ranked(q, p) || same_distance(q->vs_vol[last].rel_l2, min)) continue;
     at += (size_t)snprintf(buf + at, len - at, "%s %s %.3gx", k++ ? "," : ";", q->name, q->vs_vol[last].best_units);
   }
   return 1;
