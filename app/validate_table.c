@@ -113,6 +113,8 @@ static void print_references(const dbtr_validate *v) {
 void app_validate_print_table(const dbtr_validate *v) {
   int w = label_width(v, 4);
   print_references(v);
+  /* Elementwise ulps explode where values touch zero; scale ulps do not (docs/validation.md). */
+  printf("max ulp, med ulp: in each element's own ulps; scale ulp: max|d| in ulps of the largest value\n");
   printf("%4s %-*s %-4s %7s %8s %8s %7s %9s %8s %8s %13s\n", "iter", w, "path", "what", "differ", "max|d|", "max ulp",
          "med ulp", "scale ulp", "rel L2", "u16", "deviance");
   for (size_t it = 0; it < v->iterations; it++)
