@@ -13,9 +13,10 @@
  * are longer) is split after its '+', the rest on the path's second line. */
 enum { LABEL_MAX = 14 };
 
-void app_print_wrapped(const char *text, int first, int indent) {
-  int col = first, fresh = 1;
-  printf("%*s", first, "");
+/* Prints text's words from column col on, breaking lines before APP_COLUMNS and starting
+ * each new one at column indent; ends the line. */
+static void wrap_from(int col, const char *text, int indent) {
+  int fresh = 1;
   for (const char *w = text;;) {
     while (*w == ' ') w++;
     if (!*w) break;
@@ -35,6 +36,17 @@ void app_print_wrapped(const char *text, int first, int indent) {
     w += len;
   }
   putchar('\n');
+}
+
+void app_print_wrapped(const char *text, int first, int indent) {
+  printf("%*s", first, "");
+  wrap_from(first, text, indent);
+}
+
+/* "  NAME  text": the name in a column w wide, the text after it wrapped under itself. */
+static void print_named(int w, const char *name, const char *text) {
+  int col = printf("  %-*s ", w, name);
+  wrap_from(col, text, w + 3);
 }
 
 /* A path's label on its two lines: the name and nothing, or a long variant's name split. */
@@ -177,7 +189,7 @@ void app_validate_print_verdicts(const dbtr_validate *v) {
   for (size_t i = 0; i < v->n_paths; i++) {
     char line[256];
     app_validate_verdict(&v->paths[i], line, sizeof line);
-    printf("  %-*s %s\n", w, v->paths[i].name, line);
+    print_named(w, v->paths[i].name, line);
   }
   for (int q = 0; v->referee && q < 2; q++) {
     char line[2048];
@@ -200,11 +212,12 @@ void app_validate_print_explain(const dbtr_validate *v) {
     app_print_wrapped(text, 0, 2);
     for (size_t j = 0; j < v->n_paths; j++) {
       const dbtr_vpath *p = &v->paths[j];
-      char mx[24];
+      char mx[24], line[256];
       if (p->explains != (int)i) continue;
-      printf("  %-*s rel L2 %.3g (%.0f%% of the mode's), %.2f%% differ, max %s ulp\n", w, p->name, p->vol[last].rel_l2,
-             100.0 * dbtr_validate_explained_share(v, p), 100.0 * (double)p->vol[last].n_differ / (double)p->vol[last].n,
-             ulps(mx, p->vol[last].max_ulp, 8));
+      snprintf(line, sizeof line, "rel L2 %.3g (%.0f%% of the mode's), %.2f%% differ, max %s ulp", p->vol[last].rel_l2,
+               100.0 * dbtr_validate_explained_share(v, p),
+               100.0 * (double)p->vol[last].n_differ / (double)p->vol[last].n, ulps(mx, p->vol[last].max_ulp, 8));
+      print_named(w, p->name, line);
     }
   }
 }
