@@ -70,8 +70,8 @@ DBTR_TEST(stats_known_differences) {
 
 /* Scale ulps against elementwise ulps where a value touches zero: 1e-25 against 1e-20 is
  * more than 10^8 float ulps apart (about 17 binades of 2^23 floats each), but 1e-20 is a tiny
- * fraction of the ulp of the largest value, 1 (2^-23). Beside it, an element 3 ulp off counts
- * in not in beyond_4ulp, and sets the scale error. */
+ * fraction of the ulp of the largest value, 1 (2^-23). Beside it, an element 3 ulp off is not
+ * beyond 4 ulp, and sets the scale error. */
 DBTR_TEST(scale_ulp_against_elementwise_ulp) {
   float a[3] = {1e-25f, 1.0f, 0.5f}, b[3] = {1e-20f, 1.0f, 0.5f};
   a[2] = nextafterf(nextafterf(nextafterf(0.5f, 1.0f), 1.0f), 1.0f); /* 3 ulp of 0.5 (2^-24 each) above */
