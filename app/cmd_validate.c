@@ -22,7 +22,7 @@
 typedef struct {
   const char *in, *modes, *expect, *report, *diffs;
   size_t iterations, subsets;
-  int lockstep, explain, quiet, force;
+  int lockstep, explain, referee, quiet, force;
   cli_backend_opts cpu; /* only threads (the CPU paths'), gpu_memory and gpus (each GPU path's) */
   app_grid_opts grid;
 } vopts;
@@ -30,7 +30,8 @@ typedef struct {
 static const cli_opt validate_rows[] = {
     {"--modes", 0, CLI_STRING, offsetof(vopts, modes), "LIST",
      .help = "GPU modes and CPU paths, comma separated (default: every mode dbtr --mode\n"
-             "takes with a GPU, cpu-1-thread,cpu-float without); CPU paths: cpu-1-thread, cpu-float"},
+             "takes but dd with a GPU, cpu-1-thread,cpu-float without); CPU paths:\n"
+             "cpu-1-thread, cpu-float, cpu-double"},
     {"--iterations", 0, CLI_SIZE, offsetof(vopts, iterations), "N", .help = "iterations", .def = "6", .min = 1,
      .max = 10000},
     {"--subsets", 0, CLI_SIZE, offsetof(vopts, subsets), "S", .help = "ordered subsets", .def = "1", .min = 1,
@@ -41,12 +42,17 @@ static const cli_opt validate_rows[] = {
     {"--explain", 0, CLI_FLAG, offsetof(vopts, explain), NULL,
      .help = "also run single-change variants of the match modes (FMA, approximate\n"
              "division, exp, FTZ) and say which change accounts for how much"},
+    {"--referee", 0, CLI_FLAG, offsetof(vopts, referee), NULL,
+     .help = "also run the referee, the same algorithm in double-double (on the GPU when\n"
+             "there is one, else the CPU), and measure every path's distance from it\n"
+             "in units of the best answer of its precision (not with --lockstep)"},
     {"--expect-identical", 0, CLI_STRING, offsetof(vopts, expect), "L",
      .help = "fail (exit 6) if any of these paths differs from its reference"},
     {"--report", 0, CLI_STRING, offsetof(vopts, report), "DIR",
-     .help = "write validate.csv, validate.json and two SVG plots into DIR"},
+     .help = "write validate.csv, validate.json and SVG plots into DIR"},
     {"--save-diffs", 0, CLI_STRING, offsetof(vopts, diffs), "DIR",
-     .help = "write each path's final volume and its difference as TIFF"},
+     .help = "write each path's final volume and its difference as TIFF (and the\n"
+             "references' and the referee's volumes)"},
 };
 
 /* Parses argv into o; returns 1 to go on, else 0 with *ex the exit code (0 after --help). */
@@ -65,7 +71,8 @@ static int parse_args(const char *cmd, int argc, char **argv, vopts *o, int *ex)
       .usage = "SCAN.h5 [options]",
       .about = "Runs the CPU reference and GPU modes on the same scan and compares them after every\n"
                "iteration: the forward projections (A mu) and the volume. Without a GPU it compares\n"
-               "what the CPU has: 1 thread against N (cpu-1-thread) and float against double (cpu-float).\n",
+               "what the CPU has: 1 thread against N (cpu-1-thread) and float against double (cpu-float).\n"
+               "--referee measures every path against the double-double referee: which is closest to exact.\n",
       .operand = "scan file", .min_operands = 1, .max_operands = 1,
       CLI_GROUPS(groups),
   };
@@ -73,10 +80,15 @@ static int parse_args(const char *cmd, int argc, char **argv, vopts *o, int *ex)
 }
 
 /* The report's files, and the volumes --save-diffs writes, are outputs like any other: an
- * existing one is replaced only with --force. Checked before the first iteration. */
-static const char *const report_files[] = {"validate.csv", "validate.json", "differing.svg", "max_diff.svg"};
+ * existing one is replaced only with --force. Checked before the first iteration. The last
+ * is written with the referee only. */
+static const char *const report_files[] = {"validate.csv", "validate.json", "differing.svg", "max_diff.svg",
+                                           "vs_referee.svg"};
 
-enum { N_REPORT_FILES = sizeof report_files / sizeof report_files[0] };
+/* How many of report_files the run writes. */
+static size_t n_report_files(const dbtr_validate *v) {
+  return sizeof report_files / sizeof report_files[0] - (v->referee ? 0 : 1);
+}
 
 /* DIR/NAME (the report's files) or DIR/NAMESUFFIX.tif (--save-diffs' volumes). */
 static const char *out_path(char path[1024], const char *dir, const char *name, const char *suffix) {
@@ -84,16 +96,27 @@ static const char *out_path(char path[1024], const char *dir, const char *name, 
   return path;
 }
 
+/* The suffix of reference r's volume file for --save-diffs: "" (NAME.tif), or where a path has
+ * its name ("cpu-float", "cpu-double"), nothing when that path replays it (the path's file is
+ * the reference's volume) and "-reference" when the path computes its own (--lockstep). */
+static const char *ref_suffix(const dbtr_validate *v, dbtr_vref r) {
+  for (size_t i = 0; i < v->n_paths; i++)
+    if (!strcmp(v->paths[i].name, dbtr_validate_ref_name(r))) return v->paths[i].replays ? NULL : "-reference";
+  return "";
+}
+
 static int check_outputs(const char *cmd, const vopts *o, const dbtr_validate *v) {
   char path[1024];
   int ex = 0;
-  for (size_t i = 0; o->report && !ex && i < N_REPORT_FILES; i++)
+  for (size_t i = 0; o->report && !ex && i < n_report_files(v); i++)
     ex = cli_check_output(cmd, out_path(path, o->report, report_files[i], NULL), NULL, 0, o->force);
   for (size_t i = 0; o->diffs && !ex && i < 2 * v->n_paths; i++)
     ex = cli_check_output(cmd, out_path(path, o->diffs, v->paths[i / 2].name, i % 2 ? "-diff" : ""), NULL, 0, o->force);
   for (int r = 0; o->diffs && !ex && r < DBTR_VREF_COUNT; r++)
-    if (v->have_ref[r])
-      ex = cli_check_output(cmd, out_path(path, o->diffs, dbtr_validate_ref_name((dbtr_vref)r), ""), NULL, 0, o->force);
+    if (v->have_ref[r] && ref_suffix(v, (dbtr_vref)r))
+      ex = cli_check_output(cmd, out_path(path, o->diffs, dbtr_validate_ref_name((dbtr_vref)r), ref_suffix(v, (dbtr_vref)r)),
+                            NULL, 0, o->force);
+  if (o->diffs && !ex && v->referee) ex = cli_check_output(cmd, out_path(path, o->diffs, "referee", ""), NULL, 0, o->force);
   return ex;
 }
 
@@ -119,25 +142,6 @@ static int select_paths(const char *cmd, const vopts *o, int gpu, char buf[2 * M
   return 0;
 }
 
-static void print_row(size_t it, const char *name, const char *what, const dbtr_diff_stats *s, double dev) {
-  printf("%4zu  %-30s %-5s %10zu %8.4f%% %11.4g %11.4g %10llu %7llu %10.3g %8zu %14.8g\n", it, name, what, s->n_differ,
-         s->n ? 100.0 * (double)s->n_differ / (double)s->n : 0.0, s->max_abs, s->mean_abs, (unsigned long long)s->max_ulp,
-         (unsigned long long)s->median_ulp, s->rel_l2, s->n_differ_u16, dev);
-}
-
-/* The table, iteration by iteration, each path's two lines. The engine measures path by
- * path (one backend at a time), so the table is printed from its results once all are in. */
-static void print_table(const dbtr_validate *v) {
-  for (size_t it = 0; it < v->iterations; it++)
-    for (size_t i = 0; i < v->n_paths; i++) {
-      const dbtr_vpath *p = &v->paths[i];
-      char label[64];
-      snprintf(label, sizeof label, "%s (%s)", p->name, dbtr_validate_ref_name(p->ref));
-      print_row(it + 1, label, "proj", &p->proj[it], p->deviance[it]);
-      print_row(it + 1, "", "vol", &p->vol[it], p->deviance[it]);
-    }
-}
-
 /* The progress line through the stages: each reference, then each path. */
 typedef struct {
   app_progress line;
@@ -158,73 +162,49 @@ static void on_progress(void *user, const dbtr_validate_progress *at) {
   app_progress_update(&s->line, at->fraction);
 }
 
-/* The problem in one line, then the table's column heads. */
+/* The problem, wrapped to the terminal's columns. */
 static void print_header(const vopts *o, const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo algo,
                          const char *gpu_name) {
-  printf("dbtr validate: %s, %zu views of %zu x %zu, volume %zu x %zu x %zu, %s ML-EM, %zu subset%s, %s%s%s\n", o->in,
-         scan->geom.n_views, scan->geom.n_cols, scan->geom.n_rows, grid->nx, grid->ny, grid->nz,
-         algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->subsets, o->subsets == 1 ? "" : "s",
-         o->lockstep ? "lockstep" : "free-running", gpu_name ? ", GPU: " : ", no GPU", gpu_name ? gpu_name : "");
-  printf("%4s  %-30s %-5s %10s %9s %11s %11s %10s %7s %10s %8s %14s\n", "iter", "path (vs reference)", "what", "differ",
-         "%", "max|d|", "mean|d|", "max ulp", "med ulp", "rel L2", "u16", "deviance");
+  char text[2048];
+  snprintf(text, sizeof text,
+           "dbtr validate: %s, %zu views of %zu x %zu, volume %zu x %zu x %zu, %s ML-EM, %zu subset%s, %s%s%s", o->in,
+           scan->geom.n_views, scan->geom.n_cols, scan->geom.n_rows, grid->nx, grid->ny, grid->nz,
+           algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->subsets, o->subsets == 1 ? "" : "s",
+           o->lockstep ? "lockstep" : "free-running", gpu_name ? ", GPU: " : ", no GPU", gpu_name ? gpu_name : "");
+  app_print_wrapped(text, 0, 2);
 }
 
-static int save_volume(const vopts *o, const char *name, const char *suffix, const dbtr_grid *grid, const float *vol) {
+static int save_volume(const vopts *o, const char *name, const char *suffix, const dbtr_grid *grid, const float *vol,
+                       const char *what) {
   char path[1024];
   int rc = dbtr_tiff_write(out_path(path, o->diffs, name, suffix), grid, vol, NULL);
-  if (!rc) cli_wrote("validate", o->quiet, path, "%s volume, float32", *suffix ? "difference" : "final");
+  if (!rc) cli_wrote("validate", o->quiet, path, "%s volume, float32", what);
   return rc;
 }
 
 /* --save-diffs: each path's final volume, its difference from its reference, and the
- * references' volumes. */
+ * references' and the referee's volumes. */
 static int save_diffs(const vopts *o, dbtr_validate *v, const dbtr_grid *grid, size_t n_vox) {
   float *vol = malloc(n_vox * sizeof(float)), *diff = malloc(n_vox * sizeof(float));
   int rc = vol && diff ? 0 : dbtr_err(DBTR_ENOMEM, "--save-diffs: out of memory");
   for (size_t i = 0; i < v->n_paths && !rc; i++) {
     const dbtr_vpath *p = &v->paths[i];
     rc = dbtr_validate_path_volume(v, p, vol, diff);
-    if (!rc) rc = save_volume(o, p->name, "", grid, vol);
-    if (!rc) rc = save_volume(o, p->name, "-diff", grid, diff);
+    if (!rc) rc = save_volume(o, p->name, "", grid, vol, "final");
+    if (!rc) rc = save_volume(o, p->name, "-diff", grid, diff, "difference");
   }
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
-    if (v->have_ref[r]) {
+    if (v->have_ref[r] && ref_suffix(v, (dbtr_vref)r)) {
       rc = dbtr_validate_ref_volume(v, (dbtr_vref)r, vol);
-      if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), "", grid, vol);
+      if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), ref_suffix(v, (dbtr_vref)r), grid, vol, "reference");
     }
+  /* The referee in float32, correctly rounded from its double-double, as the TIFF writer has no
+   * float64 yet; its double rounding is in the run (dbtr_validate_referee_state). */
+  if (!rc && v->referee) rc = dbtr_validate_referee_state(v, v->iterations, 0, DBTR_PREC_FLOAT, vol);
+  if (!rc && v->referee) rc = save_volume(o, "referee", "", grid, vol, "the referee's final");
   free(vol);
   free(diff);
   return rc;
-}
-
-static void print_verdicts(const dbtr_validate *v) {
-  printf("\nverdicts (%zu iterations, %s):\n", v->iterations, v->lockstep ? "lockstep" : "free-running");
-  for (size_t i = 0; i < v->n_paths; i++) {
-    char line[256];
-    app_validate_verdict(&v->paths[i], line, sizeof line);
-    printf("  %-24s %s\n", v->paths[i].name, line);
-  }
-}
-
-/* The --explain summary: for each mode, how far each single-change variant alone moves
- * the final volume, against how far the mode moves it. */
-static void print_explain(const dbtr_validate *v) {
-  size_t last = v->iterations - 1;
-  for (size_t i = 0; i < v->n_paths; i++) {
-    const dbtr_vpath *m = &v->paths[i];
-    int any = 0;
-    for (size_t j = 0; j < v->n_paths; j++) any |= v->paths[j].explains == (int)i;
-    if (!any) continue;
-    printf("\n%s: final volume relative L2 %.3g, %.2f%% of voxels differ; single changes to the match mode:\n", m->name,
-           m->vol[last].rel_l2, 100.0 * (double)m->vol[last].n_differ / (double)m->vol[last].n);
-    for (size_t j = 0; j < v->n_paths; j++) {
-      const dbtr_vpath *p = &v->paths[j];
-      if (p->explains != (int)i) continue;
-      printf("  %-24s relative L2 %.3g (%.0f%% of the mode's), %.2f%% of voxels differ, max %llu ulp\n", p->name,
-             p->vol[last].rel_l2, 100.0 * dbtr_validate_explained_share(v, p),
-             100.0 * (double)p->vol[last].n_differ / (double)p->vol[last].n, (unsigned long long)p->vol[last].max_ulp);
-    }
-  }
 }
 
 /* --expect-identical: exit 6 if a listed path differs, else 5 if one could not run. */
@@ -263,8 +243,10 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
   stage_progress sp = {0};
   app_progress_init(&sp.line, cmd, o->quiet);
+  /* The referee on the GPU when there is one: 6.5x double's time there, against hours on the CPU at full size. */
+  dbtr_referee_at referee = !o->referee ? DBTR_REFEREE_NONE : gpu_name ? DBTR_REFEREE_GPU : DBTR_REFEREE_CPU;
   dbtr_validate_opts vo = {.paths = names, .n_paths = n_names, .explain = o->explain, .iterations = o->iterations,
-                           .lockstep = o->lockstep, .progress = o->quiet ? NULL : on_progress, .progress_user = &sp,
+                           .lockstep = o->lockstep, .referee = referee, .progress = o->quiet ? NULL : on_progress, .progress_user = &sp,
                            .progress_every = app_progress_hook(&sp.line).every,
                            /* $TMPDIR is the user's choice; without one, beside the report rather than in a /tmp that
                             * may be memory itself. */
@@ -278,9 +260,10 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   m.prob.gpu_memory = o->cpu.gpu_memory;
   m.prob.gpus = o->cpu.gpus;
   if ((rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
-  for (int p = 0; p < 2 && !o->quiet; p++)
+  for (int p = 0; p < 3 && !o->quiet; p++)
     if (v.gpu_memory[p][0])
-      fprintf(stderr, "dbtr validate: %s paths: %s\n", dbtr_precision_name((dbtr_precision)p), v.gpu_memory[p]);
+      fprintf(stderr, "dbtr validate: %s%s: %s\n", p == DBTR_PREC_DD ? "the referee" : dbtr_precision_name((dbtr_precision)p),
+              p == DBTR_PREC_DD ? "" : " paths", v.gpu_memory[p]);
   if (v.spilled && !o->quiet)
     fprintf(stderr,
             "dbtr validate: the references' recorded states (%.3g GiB) do not fit in the memory left beside the "
@@ -291,12 +274,13 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   rc = dbtr_validate_run(&v, NULL, NULL);
   app_progress_clear(&sp.line);
   if (rc) goto fail;
-  if (!o->quiet) print_table(&v);
+  if (!o->quiet) app_validate_print_table(&v);
+  if (!o->quiet) app_validate_print_referee(&v);
   if (o->diffs && (rc = save_diffs(o, &v, &grid, m.n_vox))) goto fail;
-  print_verdicts(&v);
-  if (o->explain) print_explain(&v);
+  app_validate_print_verdicts(&v);
+  if (o->explain) app_validate_print_explain(&v);
   if (o->report && (rc = app_validate_report(o->report, o->in, o->subsets, &v))) goto fail;
-  for (size_t i = 0; o->report && i < N_REPORT_FILES; i++) {
+  for (size_t i = 0; o->report && i < n_report_files(&v); i++) {
     char path[1024];
     cli_wrote(cmd, o->quiet, out_path(path, o->report, report_files[i], NULL), "the report");
   }
@@ -318,6 +302,9 @@ int dbtr_cmd_validate(int argc, char **argv) {
   vopts o;
   int ex;
   if (!parse_args(cmd, argc, argv, &o, &ex)) return ex;
+  if (o.referee && o.lockstep)
+    return cli_usage_error(cmd, "--referee and --lockstep: the referee runs free, and lockstep paths restart from "
+                           "their references at every iteration; run them apart");
   char gpu_name[256];
   int gpu = dbtr_gpu_available(gpu_name, sizeof gpu_name);
   char all[256] = "";

@@ -1,7 +1,9 @@
 /* app/validate_report.c: the files `dbtr validate --report DIR` writes from the engine's
- * results (recon/validate.h): CSV and JSON of every measurement, and two SVG plots
- * (differing voxels and max |difference| per iteration, log scale, one line per path). */
+ * results (recon/validate.h): CSV and JSON of every measurement, and SVG plots (differing
+ * voxels and max |difference| per iteration, and with the referee the distance from it; log
+ * scale, one line per path); and the verdict lines the terminal and the JSON share. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +15,75 @@
 #include "recon/error.h"
 
 void app_validate_verdict(const dbtr_vpath *p, char *buf, size_t len) {
+  const char *ref = dbtr_validate_ref_name(p->ref);
   if (!p->first_iter)
-    snprintf(buf, len, "bitwise identical to %s", dbtr_validate_ref_name(p->ref));
+    snprintf(buf, len, "bitwise identical to %s%s", ref, strcmp(p->name, ref) ? "" : " (it is that reference's computation)");
   else
     snprintf(buf, len, "differs: first at iteration %zu, in the %s, max %llu ulp", p->first_iter,
              p->first_in_proj ? "forward projection" : "volume", (unsigned long long)p->first_max_ulp);
 }
 
+/* A number for JSON: %.9g, or null for NaN and infinities, which JSON cannot hold. */
+static void json_num(FILE *f, const char *key, double x) {
+  if (isfinite(x))
+    fprintf(f, "\"%s\": %.9g", key, x);
+  else
+    fprintf(f, "\"%s\": null", key);
+}
+
+int app_validate_ranked(const dbtr_vpath *p, dbtr_precision prec) { return p->prec == prec && p->explains < 0; }
+
+/* The smallest relative L2 of the volume against the referee after the last iteration among
+ * the ranked paths of precision p (a NaN ranks last); 0 when there are none. */
+static int closest_of(const dbtr_validate *v, dbtr_precision p, double *rel) {
+  int any = 0;
+  for (size_t i = 0; v->referee && i < v->n_paths; i++) {
+    const dbtr_vpath *q = &v->paths[i];
+    if (!app_validate_ranked(q, p)) continue;
+    double r = q->vs_vol[v->iterations - 1].rel_l2;
+    if (!any || r < *rel || isnan(*rel)) *rel = r;
+    any = 1;
+  }
+  return any;
+}
+
+/* a and b are the same distance: equal, or both NaN. */
+static int same_distance(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+int app_validate_closest_line(const dbtr_validate *v, dbtr_precision p, char *buf, size_t len) {
+  double min = 0.0;
+  if (!closest_of(v, p, &min)) return 0;
+  size_t last = v->iterations - 1, at = 0;
+  const char *pn = dbtr_precision_name(p);
+  const dbtr_referee_stats *won = NULL;
+  at += (size_t)snprintf(buf, len, "closest to exact (%s):", pn);
+  for (size_t i = 0; i < v->n_paths && at < len; i++) { /* the closest, with any at the same distance */
+    const dbtr_vpath *q = &v->paths[i];
+    if (!app_validate_ranked(q, p) || !same_distance(q->vs_vol[last].rel_l2, min)) continue;
+    at += (size_t)snprintf(buf + at, len - at, "%s %s", won ? " =" : "", q->name);
+    won = &q->vs_vol[last];
+  }
+  if (at < len && won)
+    at += (size_t)snprintf(buf + at, len - at, ", %.3gx the best %s answer (rel L2 %.3g)", won->best_units, pn, min);
+  for (size_t i = 0, k = 0; i < v->n_paths && at < len; i++) { /* the others */
+    const dbtr_vpath *q = &v->paths[i];
+    if (!app_validate_ranked(q, p) || same_distance(q->vs_vol[last].rel_l2, min)) continue;
+    at += (size_t)snprintf(buf + at, len - at, "%s %s %.3gx", k++ ? "," : ";", q->name, q->vs_vol[last].best_units);
+  }
+  return 1;
+}
+
 static void stats_json(FILE *f, const dbtr_diff_stats *s) {
-  fprintf(f,
-          "{\"n\": %zu, \"differ\": %zu, \"max_abs\": %.9g, \"mean_abs\": %.9g, \"max_ulp\": %llu, \"median_ulp\": %llu, "
-          "\"rel_l2\": %.9g, \"differ_u16\": %zu}",
-          s->n, s->n_differ, s->max_abs, s->mean_abs, (unsigned long long)s->max_ulp, (unsigned long long)s->median_ulp,
-          s->rel_l2, s->n_differ_u16);
+  fprintf(f, "{\"n\": %zu, \"differ\": %zu, ", s->n, s->n_differ);
+  json_num(f, "max_abs", s->max_abs);
+  fprintf(f, ", ");
+  json_num(f, "mean_abs", s->mean_abs);
+  fprintf(f, ", \"max_ulp\": %llu, \"median_ulp\": %llu, ", (unsigned long long)s->max_ulp,
+          (unsigned long long)s->median_ulp);
+  json_num(f, "rel_l2", s->rel_l2);
+  fprintf(f, ", \"differ_u16\": %zu, \"beyond_4ulp\": %zu, ", s->n_differ_u16, s->beyond_4ulp);
+  json_num(f, "scale_ulp", s->scale_ulp);
+  fprintf(f, "}");
 }
 
 /* Opens DIR/name through a temporary file; the caller closes and commits. */
@@ -56,20 +114,81 @@ static int write_csv(const char *dir, const dbtr_validate *r) {
   int rc;
   FILE *f = open_out(dir, "validate.csv", &af, &rc);
   if (!f) return rc;
-  fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,deviance\n");
+  fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,"
+             "deviance,beyond_4ulp,scale_ulp,referee_rel_l2,referee_best_units,referee_max_ulp,referee_median_ulp,"
+             "referee_beyond_4ulp,referee_scale_ulp,referee_best\n");
   for (size_t it = 0; it < r->iterations; it++)
     for (size_t i = 0; i < r->n_paths; i++) {
       const dbtr_vpath *p = &r->paths[i];
       for (int q = 0; q < 2; q++) {
         const dbtr_diff_stats *s = q ? &p->vol[it] : &p->proj[it];
-        fprintf(f, "%zu,%s,%s,%s,%zu,%zu,%.6g,%.9g,%.9g,%llu,%llu,%.9g,%zu,%.12g\n", it + 1, p->name,
+        fprintf(f, "%zu,%s,%s,%s,%zu,%zu,%.6g,%.9g,%.9g,%llu,%llu,%.9g,%zu,%.12g,%zu,%.9g", it + 1, p->name,
                 dbtr_validate_ref_name(p->ref), q ? "volume" : "projections", s->n, s->n_differ,
                 s->n ? 100.0 * (double)s->n_differ / (double)s->n : 0.0, s->max_abs, s->mean_abs,
                 (unsigned long long)s->max_ulp, (unsigned long long)s->median_ulp, s->rel_l2, s->n_differ_u16,
-                p->deviance[it]);
+                p->deviance[it], s->beyond_4ulp, s->scale_ulp);
+        const dbtr_referee_stats *x = !r->referee ? NULL : q ? &p->vs_vol[it] : &p->vs_proj[it];
+        if (x)
+          fprintf(f, ",%.9g,%.9g,%llu,%llu,%zu,%.9g,%.9g\n", x->rel_l2, x->best_units, (unsigned long long)x->max_ulp,
+                  (unsigned long long)x->median_ulp, x->beyond_4ulp, x->scale_ulp, x->best);
+        else
+          fprintf(f, ",,,,,,,\n");
       }
     }
   return close_out(f, &af);
+}
+
+static void referee_stats_json(FILE *f, const dbtr_referee_stats *s) {
+  fprintf(f, "{\"n\": %zu, ", s->n);
+  json_num(f, "rel_l2", s->rel_l2);
+  fprintf(f, ", \"max_ulp\": %llu, \"median_ulp\": %llu, \"beyond_4ulp\": %zu, ", (unsigned long long)s->max_ulp,
+          (unsigned long long)s->median_ulp, s->beyond_4ulp);
+  json_num(f, "scale_ulp", s->scale_ulp);
+  fprintf(f, ", ");
+  json_num(f, "best", s->best);
+  fprintf(f, ", ");
+  json_num(f, "best_units", s->best_units);
+  fprintf(f, "}");
+}
+
+/* "referee": its backend, the best answers per iteration and the closest-to-exact verdicts;
+ * null without it. */
+static void referee_json(FILE *f, const dbtr_validate *r) {
+  if (!r->referee) {
+    fprintf(f, "  \"referee\": null,\n");
+    return;
+  }
+  fprintf(f, "  \"referee\": {\"backend\": \"%s\", \"best\": [\n", dbtr_validate_referee_name(r->referee));
+  for (size_t it = 0; it < r->iterations; it++) {
+    const dbtr_vbest *b = &r->best[it];
+    fprintf(f, "    {\"iteration\": %zu, \"deviance\": %.12g", it + 1, b->deviance);
+    for (int q = 0; q < 2; q++) {
+      fprintf(f, ", \"%s\": {", dbtr_precision_name((dbtr_precision)q));
+      json_num(f, "projections", b->proj[q]);
+      fprintf(f, ", ");
+      json_num(f, "volume", b->vol[q]);
+      fprintf(f, "}");
+    }
+    fprintf(f, "}%s\n", it + 1 < r->iterations ? "," : "");
+  }
+  fprintf(f, "  ], \"closest\": {");
+  for (int q = 0, k = 0; q < 2; q++) {
+    char line[2048];
+    dbtr_precision p = (dbtr_precision)q;
+    if (!app_validate_closest_line(r, p, line, sizeof line)) continue;
+    fprintf(f, "%s\n    \"%s\": {\"verdict\": \"%s\", \"ranked\": [", k++ ? "," : "", dbtr_precision_name(p), line);
+    for (size_t i = 0, n = 0; i < r->n_paths; i++) {
+      const dbtr_vpath *pa = &r->paths[i];
+      if (!app_validate_ranked(pa, p)) continue;
+      fprintf(f, "%s{\"path\": \"%s\", ", n++ ? ", " : "", pa->name);
+      json_num(f, "rel_l2", pa->vs_vol[r->iterations - 1].rel_l2);
+      fprintf(f, ", ");
+      json_num(f, "best_units", pa->vs_vol[r->iterations - 1].best_units);
+      fprintf(f, "}");
+    }
+    fprintf(f, "]}");
+  }
+  fprintf(f, "\n  }},\n");
 }
 
 static int write_json(const char *dir, const char *scan, size_t subsets, const dbtr_validate *r) {
@@ -79,8 +198,10 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
   if (!f) return rc;
   fprintf(f, "{\n  \"scan\": \"");
   for (const char *c = scan; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
-  fprintf(f, "\",\n  \"iterations\": %zu,\n  \"subsets\": %zu,\n  \"lockstep\": %s,\n  \"paths\": [\n", r->iterations,
-          subsets, r->lockstep ? "true" : "false");
+  fprintf(f, "\",\n  \"iterations\": %zu,\n  \"subsets\": %zu,\n  \"lockstep\": %s,\n", r->iterations, subsets,
+          r->lockstep ? "true" : "false");
+  referee_json(f, r);
+  fprintf(f, "  \"paths\": [\n");
   for (size_t i = 0; i < r->n_paths; i++) {
     const dbtr_vpath *p = &r->paths[i];
     char v[256];
@@ -94,6 +215,16 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
       stats_json(f, &p->proj[it]);
       fprintf(f, ", \"volume\": ");
       stats_json(f, &p->vol[it]);
+      fprintf(f, ", \"vs_referee\": ");
+      if (r->referee) {
+        fprintf(f, "{\"projections\": ");
+        referee_stats_json(f, &p->vs_proj[it]);
+        fprintf(f, ", \"volume\": ");
+        referee_stats_json(f, &p->vs_vol[it]);
+        fprintf(f, "}");
+      } else {
+        fprintf(f, "null");
+      }
       fprintf(f, "}%s\n", it + 1 < r->iterations ? "," : "");
     }
     fprintf(f, "    ]}%s\n", i + 1 < r->n_paths ? "," : "");
@@ -102,8 +233,12 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
   return close_out(f, &af);
 }
 
-static int write_plot(const char *dir, const dbtr_validate *r, int max_diff) {
-  size_t n = r->n_paths, it = r->iterations;
+/* The plots: what each shows of the volume per iteration. */
+typedef enum { PLOT_DIFFERING, PLOT_MAX_DIFF, PLOT_VS_REFEREE } plot_kind;
+
+static int write_plot(const char *dir, const dbtr_validate *r, plot_kind kind) {
+  /* With the referee, the best float and double answers are lines of their own. */
+  size_t n = r->n_paths + (kind == PLOT_VS_REFEREE ? 2 : 0), it = r->iterations;
   double *y = malloc(n * it * sizeof(double));
   dbtr_svg_series *s = malloc(n * sizeof *s);
   if (!y || !s) {
@@ -113,19 +248,26 @@ static int write_plot(const char *dir, const dbtr_validate *r, int max_diff) {
   }
   for (size_t i = 0; i < n; i++) {
     for (size_t k = 0; k < it; k++)
-      y[i * it + k] = max_diff ? r->paths[i].vol[k].max_abs : (double)r->paths[i].vol[k].n_differ;
-    s[i].name = r->paths[i].name;
+      y[i * it + k] = i >= r->n_paths ? r->best[k].vol[i - r->n_paths]
+                      : kind == PLOT_MAX_DIFF ? r->paths[i].vol[k].max_abs
+                      : kind == PLOT_VS_REFEREE ? r->paths[i].vs_vol[k].rel_l2
+                                                : (double)r->paths[i].vol[k].n_differ;
+    s[i].name = i < r->n_paths ? r->paths[i].name : i == r->n_paths ? "best float" : "best double";
     s[i].y = y + i * it;
   }
-  dbtr_svg_plot p = {.title = max_diff ? "max |difference| of the volume against the CPU reference"
-                                       : "voxels that differ from the CPU reference",
+  static const char *const titles[] = {"voxels that differ from the CPU reference",
+                                       "max |difference| of the volume against the CPU reference",
+                                       "relative L2 of the volume against the referee (double-double)"};
+  static const char *const y_labels[] = {"differing voxels", "max |difference| (1/mm)", "relative L2"};
+  static const char *const files[] = {"differing.svg", "max_diff.svg", "vs_referee.svg"};
+  dbtr_svg_plot p = {.title = titles[kind],
                      .x_label = "iteration",
-                     .y_label = max_diff ? "max |difference| (1/mm)" : "differing voxels",
+                     .y_label = y_labels[kind],
                      .log_y = 1,
                      .log_floor = 0.0,
                      .n_points = it};
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, max_diff ? "max_diff.svg" : "differing.svg");
+  snprintf(path, sizeof path, "%s/%s", dir, files[kind]);
   int rc = dbtr_svg_write(path, &p, s, n);
   free(y);
   free(s);
@@ -137,7 +279,8 @@ int app_validate_report(const char *dir, const char *scan, size_t subsets, const
     return dbtr_err(DBTR_EIO, "--report %s: cannot create the folder: %s", dir, strerror(errno));
   int rc = write_csv(dir, r);
   if (!rc) rc = write_json(dir, scan, subsets, r);
-  if (!rc) rc = write_plot(dir, r, 0);
-  if (!rc) rc = write_plot(dir, r, 1);
+  if (!rc) rc = write_plot(dir, r, PLOT_DIFFERING);
+  if (!rc) rc = write_plot(dir, r, PLOT_MAX_DIFF);
+  if (!rc && r->referee) rc = write_plot(dir, r, PLOT_VS_REFEREE);
   return rc;
 }

@@ -252,10 +252,31 @@ typedef struct {
   uint64_t median_ulp; /* median ULP distance over all n */
   double rel_l2;       /* ||a - b|| / ||b||, 0 when both are 0 */
   size_t n_differ_u16; /* elements whose 16-bit display values differ */
+  size_t beyond_4ulp;  /* elements more than 4 ulp apart */
+  /* max |a - b| in ulps of the quantity's scale: divided by ulp(max |b|), the gap above b's
+   * largest magnitude in the precision compared (the smallest subnormal when b is all 0).
+   * Unlike max_ulp it does not explode where values touch zero: 1e-25 against 1e-20 is a
+   * billion ulps of 1e-20 but a tiny fraction of an ulp of the largest value. */
+  double scale_ulp;
 } dbtr_diff_stats;
 
+/* How a path's result differs from the referee, the same algorithm in double-double
+ * (docs/validation.md, "Against the referee"): relative L2 against the referee rounded to
+ * double; the ulp measures against the referee correctly rounded to the path's precision. */
 typedef struct {
-  const char *const *paths; /* in the order to run: GPU modes, cpu-1-thread, cpu-float */
+  size_t n;            /* elements compared */
+  double rel_l2;       /* ||path - referee|| / ||referee||, in double */
+  uint64_t max_ulp;    /* max ULP distance from the referee rounded to the path's precision */
+  uint64_t median_ulp; /* median ULP distance from it */
+  size_t beyond_4ulp;  /* elements more than 4 ulp from it */
+  double scale_ulp;    /* max |path - referee| in ulps of the referee's largest magnitude, in the path's precision */
+  double best;         /* the best answer of the path's precision, the referee correctly rounded to it: its
+                          relative L2 from the referee (from the double-double values) */
+  double best_units;   /* rel_l2 / best: how many times the best answer's distance the path is */
+} dbtr_referee_stats;
+
+typedef struct {
+  const char *const *paths; /* in the order to run: GPU modes, cpu-1-thread, cpu-float, cpu-double */
   size_t n_paths;           /* >= 1 */
   size_t iterations;        /* >= 1 */
   size_t subsets;           /* 0 means 1 */
@@ -264,6 +285,8 @@ typedef struct {
   int threads;              /* CPU threads; 0: all */
   size_t gpu_memory;        /* bytes each GPU path may take, as dbtr_backend_opts.gpu_memory */
   int gpus;                 /* GPUs each GPU path spreads over, as dbtr_backend_opts.gpus */
+  int referee;              /* 0: none; else also run the double-double referee (on the GPU when one can be
+                               used, else the CPU) and measure every path against it; not with lockstep */
 } dbtr_validation_opts;
 
 /* One path after one iteration, against its reference. Valid during the callback only. */
@@ -276,6 +299,9 @@ typedef struct {
   dbtr_diff_stats proj;  /* the forward projections (A mu) */
   dbtr_diff_stats vol;   /* the volume */
   double deviance;       /* the path's own Poisson deviance of the iteration */
+  int has_referee;       /* 1: the run has the referee, and the two below hold the path against it */
+  const char *referee;   /* its backend, "cpu-dd" or "gpu:dd"; NULL without it */
+  dbtr_referee_stats vs_proj, vs_vol;
 } dbtr_validation_row;
 
 typedef void (*dbtr_validation_fn)(void *user, const dbtr_validation_row *row);

@@ -26,7 +26,13 @@ static void forward_row(void *user, const dbtr_validate_row *row) {
                              .is_gpu = p->is_gpu,
                              .proj = *row->proj,
                              .vol = *row->vol,
-                             .deviance = row->deviance};
+                             .deviance = row->deviance,
+                             .has_referee = row->vs_proj != NULL,
+                             .referee = dbtr_validate_referee_name(c->v->referee)};
+  if (row->vs_proj) {
+    out.vs_proj = *row->vs_proj;
+    out.vs_vol = *row->vs_vol;
+  }
   c->on_row(c->user, &out);
 }
 
@@ -41,8 +47,12 @@ int dbtr_validation_run(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
   int rc = dbtr__scan_check_values(scan);
   if (!rc) rc = dbtr__data_expand(scan, algo, &y, &i0);
   dbtr_data data = {.geom = &scan->geom, .grid = grid, .algo = algo, .y = y ? y : scan->proj, .i0 = i0};
+  /* The referee goes where the command puts it: on the GPU when one can be used. */
+  dbtr_referee_at referee = !opts->referee ? DBTR_REFEREE_NONE
+                            : dbtr_gpu_available(NULL, 0) ? DBTR_REFEREE_GPU
+                                                          : DBTR_REFEREE_CPU;
   dbtr_validate_opts vo = {.paths = opts->paths, .n_paths = opts->n_paths, .explain = opts->explain,
-                           .iterations = opts->iterations, .lockstep = opts->lockstep};
+                           .iterations = opts->iterations, .lockstep = opts->lockstep, .referee = referee};
   if (!rc) rc = dbtr_mlem_init(&m, &data, opts->subsets ? opts->subsets : 1, opts->threads);
   m.prob.gpu_memory = opts->gpu_memory;
   m.prob.gpus = opts->gpus;

@@ -1,6 +1,7 @@
 /* recon/compare.c: element-wise comparison statistics between two results. */
 #include "recon/compare.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +84,9 @@ static uint64_t select_kth(uint64_t *a, size_t n, size_t k) {
  * took about 1.5 s a comparison at hologic size. */
 enum { DBTR__CHUNKS = 256, DBTR__SMALL = 1024 };
 typedef struct {
-  size_t n_differ, n_differ_u16, n_large;
+  size_t n_differ, n_differ_u16, n_large, beyond_4ulp;
   uint64_t max_ulp;
-  double max_abs, sum_abs, sum_d2, sum_b2;
+  double max_abs, max_b, sum_abs, sum_d2, sum_b2;
   size_t small[DBTR__SMALL];
 } dbtr__part;
 
@@ -103,7 +104,24 @@ static int median_of(const dbtr__part *part, size_t n, dbtr_diff_stats *out) {
   return 1;
 }
 
-#define DBTR__DIFF_STATS(NAME, T, ULP)                                                                 \
+/* The unit in the last place at x >= 0, in float and in double: the gap from x to the next
+ * larger value (IEEE's ulp at a power of two is the gap above it), the gap below for the
+ * largest finite value, and NaN for infinity or NaN. Exact: neighbours subtract exactly. */
+static double ulp_at_f(double x) {
+  float f = (float)x; /* exact: x is a float's magnitude */
+  if (!isfinite(f)) return (double)NAN;
+  return f == FLT_MAX ? (double)(f - nextafterf(f, 0.0f)) : (double)(nextafterf(f, INFINITY) - f);
+}
+
+static double ulp_at_d(double x) {
+  if (!isfinite(x)) return (double)NAN;
+  return x == DBL_MAX ? x - nextafter(x, 0.0) : nextafter(x, (double)INFINITY) - x;
+}
+
+/* An element more than this many ulp from its reference counts in beyond_4ulp. */
+enum { DBTR__FEW_ULP = 4 };
+
+#define DBTR__DIFF_STATS(NAME, T, ULP, ULP_AT)                                                         \
   int NAME(const T *a, const T *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out) { \
     memset(out, 0, sizeof *out);                                                                       \
     out->n = n;                                                                                        \
@@ -122,9 +140,11 @@ static int median_of(const dbtr__part *part, size_t n, dbtr_diff_stats *out) {
         else                                                                                           \
           q->n_large++;                                                                                \
         if (u != 0) q->n_differ++;                                                                     \
+        if (u > DBTR__FEW_ULP) q->beyond_4ulp++;                                                       \
         if (u > q->max_ulp) q->max_ulp = u;                                                            \
-        double d = fabs((double)a[i] - (double)b[i]);                                                  \
+        double d = fabs((double)a[i] - (double)b[i]), mb = fabs((double)b[i]);                        \
         if (d > q->max_abs || isnan(d)) q->max_abs = d;                                                \
+        if (mb > q->max_b) q->max_b = mb;                                                              \
         q->sum_abs += d;                                                                               \
         q->sum_d2 += d * d;                                                                            \
         q->sum_b2 += (double)b[i] * (double)b[i];                                                      \
@@ -132,9 +152,11 @@ static int median_of(const dbtr__part *part, size_t n, dbtr_diff_stats *out) {
           q->n_differ_u16++;                                                                           \
       }                                                                                                \
     }                                                                                                  \
-    double sum_abs = 0.0, sum_d2 = 0.0, sum_b2 = 0.0;                                                  \
+    double sum_abs = 0.0, sum_d2 = 0.0, sum_b2 = 0.0, max_b = 0.0;                                     \
     for (int c = 0; c < DBTR__CHUNKS; c++) {                                                           \
       out->n_differ += part[c].n_differ;                                                               \
+      out->beyond_4ulp += part[c].beyond_4ulp;                                                         \
+      if (part[c].max_b > max_b) max_b = part[c].max_b;                                                \
       out->n_differ_u16 += part[c].n_differ_u16;                                                       \
       if (part[c].max_ulp > out->max_ulp) out->max_ulp = part[c].max_ulp;                              \
       if (part[c].max_abs > out->max_abs || isnan(part[c].max_abs)) out->max_abs = part[c].max_abs;    \
@@ -143,6 +165,7 @@ static int median_of(const dbtr__part *part, size_t n, dbtr_diff_stats *out) {
       sum_b2 += part[c].sum_b2;                                                                        \
     }                                                                                                  \
     out->mean_abs = sum_abs / (double)n;                                                               \
+    out->scale_ulp = out->max_abs / ULP_AT(max_b);                                                     \
     out->rel_l2 = sum_b2 > 0.0 ? sqrt(sum_d2 / sum_b2) : (sum_d2 > 0.0 ? (double)INFINITY : 0.0);      \
     rc = median_of(part, n, out);                                                                      \
     if (rc == 1) {                                                                                     \
@@ -172,5 +195,55 @@ static int median_of(const dbtr__part *part, size_t n, dbtr_diff_stats *out) {
     return rc;                                                                                         \
   }
 
-DBTR__DIFF_STATS(dbtr_diff_stats_f, float, dbtr_ulp_distance_f)
-DBTR__DIFF_STATS(dbtr_diff_stats_d, double, dbtr_ulp_distance_d)
+DBTR__DIFF_STATS(dbtr_diff_stats_f, float, dbtr_ulp_distance_f, ulp_at_f)
+DBTR__DIFF_STATS(dbtr_diff_stats_d, double, dbtr_ulp_distance_d, ulp_at_d)
+
+/* ||d|| / ||b|| from the chunks' sums of d^2 and b^2, added in chunk order. */
+static double rel_of(const double (*sum)[2]) {
+  double d2 = 0.0, b2 = 0.0;
+  for (int c = 0; c < DBTR__CHUNKS; c++) {
+    d2 += sum[c][0];
+    b2 += sum[c][1];
+  }
+  return b2 > 0.0 ? sqrt(d2 / b2) : (d2 > 0.0 ? (double)INFINITY : 0.0);
+}
+
+double dbtr_rel_l2_d(dbtr_precision pa, const void *a, const double *b, size_t n) {
+  double sum[DBTR__CHUNKS][2];
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < DBTR__CHUNKS; c++) {
+    size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS;
+    double d2 = 0.0, b2 = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+      double x = pa == DBTR_PREC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i], d = x - b[i];
+      d2 += d * d;
+      b2 += b[i] * b[i];
+    }
+    sum[c][0] = d2;
+    sum[c][1] = b2;
+  }
+  return rel_of((const double(*)[2])sum);
+}
+
+void dbtr_rounding_rel_l2(const dbtr_dd *x, const float *xf, size_t n, double *rel_f, double *rel_d) {
+  double sf[DBTR__CHUNKS][2], sd[DBTR__CHUNKS][2];
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < DBTR__CHUNKS; c++) {
+    size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS;
+    double f2 = 0.0, d2 = 0.0, x2 = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+      /* xf - hi is exact (the two are within a factor of 2 of each other, or xf is 0, where
+       * hi is below float's range), so the float error xf - (hi + lo) is rounded once. hi's
+       * square stands for x's: they differ by 2^-52 relative. */
+      double f = ((double)xf[i] - x[i].hi) - x[i].lo;
+      f2 += f * f;
+      d2 += x[i].lo * x[i].lo;
+      x2 += x[i].hi * x[i].hi;
+    }
+    sf[c][0] = f2;
+    sd[c][0] = d2;
+    sf[c][1] = sd[c][1] = x2;
+  }
+  *rel_f = rel_of((const double(*)[2])sf);
+  *rel_d = rel_of((const double(*)[2])sd);
+}

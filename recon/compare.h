@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "include/dbtr.h"
+#include "recon/dd.h"
 
 uint64_t dbtr_ulp_distance_f(float a, float b);
 uint64_t dbtr_ulp_distance_d(double a, double b);
@@ -25,5 +26,15 @@ typedef struct {
  * (then n_differ_u16 is 0). Multi-threaded; the result does not depend on the thread count. */
 int dbtr_diff_stats_f(const float *a, const float *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out);
 int dbtr_diff_stats_d(const double *a, const double *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out);
+
+/* ||a - b|| / ||b||, a of precision pa (float or double, widened exactly) and b in double; 0
+ * when both are 0. Summed in double in fixed chunks, so the same for any thread count. */
+double dbtr_rel_l2_d(dbtr_precision pa, const void *a, const double *b, size_t n);
+
+/* How far n double-double values x lie from their roundings, ||round(x) - x|| / ||x||: into
+ * *rel_f for xf, x correctly rounded to float (dbtr_convert_to_float, from the double-double
+ * itself: rounding hi again could go the wrong way at a tie), and into *rel_d for the
+ * rounding to double, the high parts, whose error is lo. Summed in double in fixed chunks. */
+void dbtr_rounding_rel_l2(const dbtr_dd *x, const float *xf, size_t n, double *rel_f, double *rel_d);
 
 #endif

@@ -1,8 +1,9 @@
-/* recon/validate.c: the validation engine (recon/validate.h): the CPU references run once
- * and recorded, then each compared path in turn against the recording, on one ML-EM
- * problem. */
+/* recon/validate.c: the validation engine (recon/validate.h): the CPU references (and the
+ * referee) run once and recorded, then each compared path in turn against the recording, on
+ * one ML-EM problem. */
 #include "recon/validate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "recon/error.h"
 #include "recon/validate_store.h"
 
-/* What a path name means: one of the two CPU paths, or a GPU mode or variant. */
+/* What a path name means: one of the three CPU paths, or a GPU mode or variant. cpu-double is
+ * the double reference's own computation: compared with it, it is identical by construction;
+ * it is there to be measured against the referee beside cpu-float. */
 static int parse_path(const char *name, dbtr_vpath *p) {
   memset(p, 0, sizeof *p);
   p->explains = -1;
@@ -21,16 +24,21 @@ static int parse_path(const char *name, dbtr_vpath *p) {
     p->ref = DBTR_VREF_FLOAT;
   } else if (!strcmp(name, "cpu-float")) {
     p->ref = DBTR_VREF_DOUBLE;
+  } else if (!strcmp(name, "cpu-double")) {
+    p->prec = DBTR_PREC_DOUBLE;
+    p->ref = DBTR_VREF_DOUBLE;
+  } else if (!strcmp(name, "cpu-dd") ||
+             (!dbtr_gpu_mode_parse(name, &p->mode) && dbtr_gpu_mode_precision(p->mode) == DBTR_PREC_DD)) {
+    return dbtr_err(DBTR_EINVAL, "'%s' is the referee (double-double), not a path: --referee measures every path "
+                    "against it", name);
   } else if (!dbtr_gpu_mode_parse(name, &p->mode)) {
-    if (dbtr_gpu_mode_precision(p->mode) == DBTR_PREC_DD)
-      return dbtr_err(DBTR_EINVAL, "'%s' is the referee (double-double), which validate does not run as a path yet: "
-                      "run it with `dbtr recon --mode dd`", name);
     p->is_gpu = 1;
     p->prec = dbtr_gpu_mode_precision(p->mode);
     p->ref = p->prec == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT;
   } else {
     return dbtr_err(DBTR_EINVAL,
-                    "'%s' is not a mode (fast, ieee, cpu-match, double, double-match, cpu-1-thread, cpu-float)", name);
+                    "'%s' is not a mode (fast, ieee, cpu-match, double, double-match, cpu-1-thread, cpu-float, "
+                    "cpu-double)", name);
   }
   snprintf(p->name, sizeof p->name, "%s", name);
   return 0;
@@ -59,8 +67,14 @@ static int add_path(dbtr_validate *v, const char *name, int explains, size_t *id
   p.proj = calloc(v->iterations, sizeof *p.proj);
   p.vol = calloc(v->iterations, sizeof *p.vol);
   p.deviance = calloc(v->iterations, sizeof *p.deviance);
+  int vs_ok = 1;
+  if (v->referee) {
+    p.vs_proj = calloc(v->iterations, sizeof *p.vs_proj);
+    p.vs_vol = calloc(v->iterations, sizeof *p.vs_vol);
+    vs_ok = p.vs_proj && p.vs_vol;
+  }
   v->paths[v->n_paths++] = p;
-  if (!p.proj || !p.vol || !p.deviance) return dbtr_err(DBTR_ENOMEM, "validate: out of memory");
+  if (!p.proj || !p.vol || !p.deviance || !vs_ok) return dbtr_err(DBTR_ENOMEM, "validate: out of memory");
   *idx = v->n_paths - 1;
   return 0;
 }
@@ -89,17 +103,27 @@ static dbtr_precision ref_prec(dbtr_vref r) { return r == DBTR_VREF_DOUBLE ? DBT
 static dbtr_vref own_ref(dbtr_precision p) { return p == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT; }
 
 /* The recording's slots: the volume of reference r after iteration it and the projections
- * made during it, then each path's final volume. */
+ * made during it; then the referee's, four an iteration (its volume and projections rounded
+ * to double, then to float), all of size 0 without the referee; then each path's final
+ * volume. */
 static size_t vol_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return 2 * ((size_t)r * v->iterations + it); }
 static size_t proj_slot(const dbtr_validate *v, dbtr_vref r, size_t it) { return vol_slot(v, r, it) + 1; }
+static size_t referee_slot(const dbtr_validate *v, size_t it, int proj, dbtr_precision p) {
+  return vol_slot(v, DBTR_VREF_COUNT, 0) + 4 * it + (p == DBTR_PREC_FLOAT ? 2 : 0) + (proj ? 1 : 0);
+}
+static size_t final_slots(const dbtr_validate *v) { return vol_slot(v, DBTR_VREF_COUNT, 0) + 4 * v->iterations; }
 
 /* What the run holds besides the recording: its comparison buffers (a volume and a
- * projection stack each in pv, pp and rv, rp in double, and cv, cp in float) and the
- * largest backend it runs on the host, a CPU reference. */
+ * projection stack each in pv, pp and rv, rp in double, and cv, cp in float; with the referee
+ * xv, xp in double and xfv, xfp in float too) and the largest backend it runs on the host, a
+ * CPU reference or the referee, whose stage also holds its state in double-double. */
 static double working_bytes(const dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
+  double n = (double)m->n_vox + (double)m->n_proj;
   dbtr_precision p = v->have_ref[DBTR_VREF_DOUBLE] ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
-  return ((double)m->n_vox + (double)m->n_proj) * (2.0 * 8.0 + 4.0) + dbtr_cpu_backend_bytes(p, m->prob.geom, m->prob.grid);
+  if (v->referee == DBTR_REFEREE_CPU) p = DBTR_PREC_DD;
+  double buffers = n * (2.0 * 8.0 + 4.0) + (v->referee ? n * (8.0 + 4.0 + 16.0) : 0.0);
+  return buffers + dbtr_cpu_backend_bytes(p, m->prob.geom, m->prob.grid);
 }
 
 /* The memory the recording may take: what opts gives, or what is available less the
@@ -119,7 +143,7 @@ static int record_memory(dbtr_validate *v) {
  * beside the working set, in an unnamed file in the spill folder. */
 static int open_store(dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
-  size_t n_ref = vol_slot(v, DBTR_VREF_COUNT, 0), n = n_ref + v->n_paths, *sizes;
+  size_t n_ref = final_slots(v), n = n_ref + v->n_paths, *sizes;
   int rc = dbtr_alloc((void **)&sizes, n, sizeof *sizes, "validate: recording");
   if (rc) return rc;
   memset(sizes, 0, n * sizeof *sizes);
@@ -129,6 +153,15 @@ static int open_store(dbtr_validate *v) {
       if (!(rc = dbtr_size_mul(m->n_vox, es, &sizes[vol_slot(v, (dbtr_vref)r, it)], "validate: recorded volume")))
         rc = dbtr_size_mul(m->n_proj, es, &sizes[proj_slot(v, (dbtr_vref)r, it)], "validate: recorded projections");
   }
+  /* The referee's float rounding of the last volume is kept for --save-diffs in any case. */
+  for (size_t it = 0; v->referee && it < v->iterations && !rc; it++)
+    for (int q = 0; q < 4 && !rc; q++) {
+      int proj = q % 2, f = q >= 2;
+      if (f && !v->referee_float && (proj || it + 1 < v->iterations)) continue;
+      rc = dbtr_size_mul(proj ? m->n_proj : m->n_vox, f ? sizeof(float) : sizeof(double),
+                         &sizes[referee_slot(v, it, proj, f ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE)],
+                         "validate: the referee's recorded state");
+    }
   for (size_t i = 0; i < v->n_paths && !rc; i++) {
     dbtr_vpath *p = &v->paths[i];
     p->final_slot = p->replays ? vol_slot(v, own_ref(p->prec), v->iterations - 1) : n_ref + i;
@@ -146,18 +179,25 @@ static int open_store(dbtr_validate *v) {
   return rc;
 }
 
-/* Makes and frees one backend for each GPU precision the paths use, so that a GPU that
- * cannot run the problem fails before the references have taken their time; keeps what each
- * said of its memory. */
+/* Makes and frees one backend for each GPU precision the paths use, and for the referee on
+ * the GPU, so that a GPU that cannot run the problem fails before the references have taken
+ * their time; keeps what each said of its memory. */
 static int probe_gpu(dbtr_validate *v) {
-  int seen[2] = {0, 0};
-  for (size_t i = 0; i < v->n_paths; i++) {
-    const dbtr_vpath *p = &v->paths[i];
-    if (!p->is_gpu || seen[p->prec]) continue;
-    seen[p->prec] = 1;
+  int seen[3] = {0, 0, 0};
+  for (size_t i = 0; i <= v->n_paths; i++) {
+    dbtr_gpu_mode mode;
+    if (i < v->n_paths && v->paths[i].is_gpu)
+      mode = v->paths[i].mode;
+    else if (i == v->n_paths && v->referee == DBTR_REFEREE_GPU)
+      mode = DBTR_MODE_DD;
+    else
+      continue;
+    dbtr_precision prec = dbtr_gpu_mode_precision(mode);
+    if (seen[prec]) continue;
+    seen[prec] = 1;
     dbtr_backend *b = NULL;
-    int rc = dbtr_gpu_backend_create(&b, p->mode, &v->m->prob);
-    if (!rc) snprintf(v->gpu_memory[p->prec], sizeof v->gpu_memory[p->prec], "%s", b->memory);
+    int rc = dbtr_gpu_backend_create(&b, mode, &v->m->prob);
+    if (!rc) snprintf(v->gpu_memory[prec], sizeof v->gpu_memory[prec], "%s", b->memory);
     dbtr_backend_destroy(&b);
     if (rc) return rc;
   }
@@ -175,6 +215,7 @@ static int prepare(dbtr_validate *v) {
      * only repeat it. cpu-1-thread runs: its point is that another thread count gives the same bits. */
     p->replays = !p->is_gpu && !p->threads && !v->lockstep && v->have_ref[own_ref(p->prec)];
     need_float |= p->prec == DBTR_PREC_FLOAT && p->ref == DBTR_VREF_DOUBLE;
+    v->referee_float |= v->referee && p->prec == DBTR_PREC_FLOAT;
   }
   for (int r = 0; r < DBTR_VREF_COUNT; r++)
     if (v->have_ref[r] && (rc = dbtr_alloc((void **)&v->ref_dev[r], v->iterations, sizeof(double), "validate")))
@@ -187,14 +228,25 @@ static int prepare(dbtr_validate *v) {
   if (need_float && ((rc = dbtr_alloc((void **)&v->cv, m->n_vox, sizeof(float), "volume")) ||
                      (rc = dbtr_alloc((void **)&v->cp, m->n_proj, sizeof(float), "projections"))))
     return rc;
+  if (v->referee && ((rc = dbtr_alloc((void **)&v->best, v->iterations, sizeof *v->best, "validate")) ||
+                     (rc = dbtr_alloc((void **)&v->xv, m->n_vox, sizeof(double), "volume")) ||
+                     (rc = dbtr_alloc((void **)&v->xp, m->n_proj, sizeof(double), "projections")) ||
+                     (rc = dbtr_alloc((void **)&v->xfv, m->n_vox, sizeof(float), "volume")) ||
+                     (rc = dbtr_alloc((void **)&v->xfp, m->n_proj, sizeof(float), "projections"))))
+    return rc;
   return 0;
 }
 
 int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate_opts *o) {
   memset(v, 0, sizeof *v);
   if (o->iterations < 1) return dbtr_err(DBTR_EINVAL, "validate: iterations must be at least 1");
+  if ((unsigned)o->referee > DBTR_REFEREE_GPU) return dbtr_err(DBTR_EINVAL, "validate: no such place for the referee");
+  if (o->referee && o->lockstep)
+    return dbtr_err(DBTR_EINVAL, "validate: the referee runs free, so it cannot be held against lockstep rows, whose "
+                    "paths restart from their references at every iteration: run --referee and --lockstep apart");
   v->iterations = o->iterations;
   v->lockstep = o->lockstep;
+  v->referee = o->referee;
   v->m = m;
   v->o = *o;
   int rc = add_paths(v, o);
@@ -204,6 +256,10 @@ int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate
 }
 
 const char *dbtr_validate_ref_name(dbtr_vref ref) { return ref == DBTR_VREF_DOUBLE ? "cpu-double" : "cpu-float"; }
+
+const char *dbtr_validate_referee_name(dbtr_referee_at at) {
+  return at == DBTR_REFEREE_GPU ? "gpu:dd" : at == DBTR_REFEREE_CPU ? "cpu-dd" : NULL;
+}
 
 /* The recorded state of reference r at iteration it (the volume after it, or with proj the
  * projections made during it), in precision p: read into rv or rp, and for a float path
@@ -282,6 +338,48 @@ static int record_reference(dbtr_validate *v, dbtr_vref r) {
   return rc;
 }
 
+/* The referee's state of iteration it, x (n double-doubles: its volume, or with proj its
+ * projections), recorded rounded to double and, where kept, to float; and the best answer of
+ * each precision, from x itself. */
+static int record_referee_state(dbtr_validate *v, size_t it, int proj, const dbtr_dd *x) {
+  size_t n = proj ? v->m->n_proj : v->m->n_vox;
+  double *d = proj ? v->xp : v->xv;
+  float *f = proj ? v->xfp : v->xfv;
+  double *best = proj ? v->best[it].proj : v->best[it].vol;
+  dbtr_convert_to_double(DBTR_PREC_DD, x, n, d);
+  dbtr_convert_to_float(DBTR_PREC_DD, x, n, f);
+  dbtr_rounding_rel_l2(x, f, n, &best[DBTR_PREC_FLOAT], &best[DBTR_PREC_DOUBLE]);
+  int rc = dbtr__vstore_put(v->store, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), d);
+  size_t fs = referee_slot(v, it, proj, DBTR_PREC_FLOAT);
+  if (!rc && v->store->size[fs]) rc = dbtr__vstore_put(v->store, fs, f);
+  return rc;
+}
+
+/* Runs the referee (double-double, on the CPU or the GPU) from the start volume, recording
+ * its state after every iteration. Its double-double state is held only here. */
+static int record_referee(dbtr_validate *v) {
+  const dbtr_mlem *m = v->m;
+  dbtr_backend *b = NULL;
+  dbtr_dd *xv = NULL, *xp = NULL;
+  begin_stage(v, v->referee == DBTR_REFEREE_GPU ? "referee (gpu:dd)" : "referee (cpu-dd)");
+  int rc = v->referee == DBTR_REFEREE_GPU ? dbtr_gpu_backend_create(&b, DBTR_MODE_DD, &m->prob)
+                                          : dbtr_cpu_backend_create(&b, DBTR_PREC_DD, &m->prob);
+  if (!rc) rc = dbtr_alloc((void **)&xv, m->n_vox, sizeof *xv, "the referee's volume");
+  if (!rc) rc = dbtr_alloc((void **)&xp, m->n_proj, sizeof *xp, "the referee's projections");
+  if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
+  for (size_t it = 0; it < v->iterations && !rc; it++) {
+    dbtr_mlem_progress hook;
+    if ((rc = dbtr_mlem_iterate_progress(m, b, &v->best[it].deviance, begin_iteration(v, it, &hook))) ||
+        (rc = b->get_volume(b, xv)) || (rc = record_referee_state(v, it, 0, xv)) || (rc = b->get_projections(b, xp)))
+      break;
+    rc = record_referee_state(v, it, 1, xp);
+  }
+  free(xv);
+  free(xp);
+  dbtr_backend_destroy(&b);
+  return rc;
+}
+
 /* Iteration it of path p into pv and pp, with its deviance: on b, started under lockstep
  * from its reference's state before the iteration; read from the recording when p replays
  * its own reference. */
@@ -322,6 +420,34 @@ static int compare_path(dbtr_validate *v, dbtr_vpath *p, size_t it, dbtr_validat
   return 0;
 }
 
+/* rel / best, where best is the best answer's relative L2: 1 where both are 0 (the path is
+ * the best answer), infinite where only best is. */
+static double best_units(double rel, double best) {
+  if (best > 0.0) return rel / best;
+  return rel > 0.0 ? (double)INFINITY : 1.0;
+}
+
+/* Path p's array a (n elements of its precision) against the referee's state of iteration
+ * it: relative L2 against the referee in double, the ulps against it rounded to p's
+ * precision. */
+static int vs_referee(dbtr_validate *v, const dbtr_vpath *p, size_t it, int proj, const void *a,
+                      dbtr_referee_stats *out) {
+  size_t n = proj ? v->m->n_proj : v->m->n_vox;
+  double *d = proj ? v->xp : v->xv;
+  float *f = proj ? v->xfp : v->xfv;
+  dbtr_diff_stats st;
+  int rc = dbtr__vstore_get(v->store, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), d);
+  if (!rc && p->prec == DBTR_PREC_FLOAT) rc = dbtr__vstore_get(v->store, referee_slot(v, it, proj, DBTR_PREC_FLOAT), f);
+  if (!rc) rc = p->prec == DBTR_PREC_FLOAT ? dbtr_diff_stats_f(a, f, n, NULL, &st) : dbtr_diff_stats_d(a, d, n, NULL, &st);
+  if (rc) return rc;
+  double best = proj ? v->best[it].proj[p->prec] : v->best[it].vol[p->prec];
+  *out = (dbtr_referee_stats){.n = n, .rel_l2 = dbtr_rel_l2_d(p->prec, a, d, n), .max_ulp = st.max_ulp,
+                              .median_ulp = st.median_ulp, .beyond_4ulp = st.beyond_4ulp, .scale_ulp = st.scale_ulp,
+                              .best = best};
+  out->best_units = best_units(out->rel_l2, best);
+  return 0;
+}
+
 /* Every iteration of path p on a backend of its own (none when it replays), freed before
  * the next path's is made; its final volume goes into the recording. */
 static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row, void *user) {
@@ -337,7 +463,14 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
   }
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_validate_row row;
-    if (!(rc = path_state(v, p, b, it)) && !(rc = compare_path(v, p, it, &row)) && on_row) on_row(user, &row);
+    if ((rc = path_state(v, p, b, it)) || (rc = compare_path(v, p, it, &row))) break;
+    if (v->referee) {
+      if ((rc = vs_referee(v, p, it, 1, v->pp, &p->vs_proj[it])) || (rc = vs_referee(v, p, it, 0, v->pv, &p->vs_vol[it])))
+        break;
+      row.vs_proj = &p->vs_proj[it];
+      row.vs_vol = &p->vs_vol[it];
+    }
+    if (on_row) on_row(user, &row);
   }
   if (!rc && !p->replays) rc = dbtr__vstore_put(v->store, p->final_slot, v->pv);
   dbtr_backend_destroy(&b);
@@ -349,9 +482,11 @@ int dbtr_validate_run(dbtr_validate *v, dbtr_validate_row_fn on_row, void *user)
   v->ran = 1;
   v->at = (dbtr_validate_progress){.n_stages = v->n_paths};
   for (int r = 0; r < DBTR_VREF_COUNT; r++) v->at.n_stages += (size_t)v->have_ref[r];
+  v->at.n_stages += v->referee != DBTR_REFEREE_NONE;
   int rc = 0;
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
     if (v->have_ref[r]) rc = record_reference(v, (dbtr_vref)r);
+  if (!rc && v->referee) rc = record_referee(v);
   for (size_t i = 0; i < v->n_paths && !rc; i++) rc = run_path(v, &v->paths[i], on_row, user);
   if (!rc) v->done = v->iterations;
   return rc;
@@ -395,10 +530,24 @@ int dbtr_validate_ref_volume(const dbtr_validate *v, dbtr_vref ref, float *vol) 
   return rc;
 }
 
+int dbtr_validate_referee_state(const dbtr_validate *v, size_t iteration, int proj, dbtr_precision p, void *out) {
+  if (!v->referee) return dbtr_err(DBTR_EINVAL, "validate: the run has no referee");
+  if (!v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has not run: the referee is not recorded yet");
+  if (iteration < 1 || iteration > v->iterations || (p != DBTR_PREC_FLOAT && p != DBTR_PREC_DOUBLE))
+    return dbtr_err(DBTR_EINVAL, "validate: no iteration %zu of the referee in %s", iteration, dbtr_precision_name(p));
+  size_t slot = referee_slot(v, iteration - 1, proj, p);
+  if (!v->store->size[slot])
+    return dbtr_err(DBTR_EINVAL, "validate: the referee's %s of iteration %zu is not recorded in float (no float path "
+                    "needed it)", proj ? "projections" : "volume", iteration);
+  return dbtr__vstore_get(v->store, slot, out);
+}
+
 void dbtr_validate_close(dbtr_validate *v) {
   for (size_t i = 0; i < v->n_paths; i++) {
     free(v->paths[i].proj);
     free(v->paths[i].vol);
+    free(v->paths[i].vs_proj);
+    free(v->paths[i].vs_vol);
     free(v->paths[i].deviance);
   }
   free(v->paths);
@@ -411,5 +560,10 @@ void dbtr_validate_close(dbtr_validate *v) {
   free(v->rp);
   free(v->cv);
   free(v->cp);
+  free(v->best);
+  free(v->xv);
+  free(v->xp);
+  free(v->xfv);
+  free(v->xfp);
   memset(v, 0, sizeof *v);
 }

@@ -1,15 +1,21 @@
 /* recon/validate.h: the validation engine behind `dbtr validate` (docs/validation.md).
  *
- * A run takes one ML-EM problem and a list of paths (the CPU paths cpu-1-thread and
- * cpu-float, GPU modes, and with explain the single-change variants of the match modes),
- * and compares each path with the CPU reference of its precision after every iteration, in
- * the forward projections and in the volume. It streams: each reference's trajectory is
- * computed once and recorded (the volume after every iteration and the projections made
- * during it), then the paths run one after another against the recording, so one backend
- * is alive at a time, and GPU memory holds one. The recording stays in memory when it fits
- * and goes to an unnamed temporary file when it does not. The engine prints nothing: a
- * callback receives each row as it is measured, a second one the progress, and the
- * results stay in the run for the verdicts, the --explain summary, reports and tests.
+ * A run takes one ML-EM problem and a list of paths (the CPU paths cpu-1-thread, cpu-float
+ * and cpu-double, GPU modes, and with explain the single-change variants of the match
+ * modes), and compares each path with the CPU reference of its precision after every
+ * iteration, in the forward projections and in the volume. It streams: each reference's
+ * trajectory is computed once and recorded (the volume after every iteration and the
+ * projections made during it), then the paths run one after another against the recording,
+ * so one backend is alive at a time, and GPU memory holds one. The recording stays in memory
+ * when it fits and goes to an unnamed temporary file when it does not. The engine prints
+ * nothing: a callback receives each row as it is measured, a second one the progress, and
+ * the results stay in the run for the verdicts, the --explain summary, reports and tests.
+ *
+ * With the referee (opts.referee), the double-double trajectory (docs/modes.md, dd) is
+ * recorded too, rounded to double (and to float, from the double-double, where a float path
+ * needs it), and every path is also measured against it: how far it is from the algorithm's
+ * exact answer, in units of the best answer its precision can give, the referee correctly
+ * rounded to it.
  *
  *   dbtr_validate v;
  *   dbtr_validate_opts o = {.paths = names, .n_paths = 2, .iterations = 6};
@@ -32,6 +38,17 @@
  * CPU in double for the CPU float path. */
 typedef enum { DBTR_VREF_FLOAT = 0, DBTR_VREF_DOUBLE = 1, DBTR_VREF_COUNT } dbtr_vref;
 
+/* Where the referee runs: not at all, on the CPU (cpu-dd) or on the GPU (gpu:dd). */
+typedef enum { DBTR_REFEREE_NONE = 0, DBTR_REFEREE_CPU = 1, DBTR_REFEREE_GPU = 2 } dbtr_referee_at;
+
+/* The best answer of each precision after one iteration: the referee correctly rounded to
+ * float ([DBTR_PREC_FLOAT]) and to double ([DBTR_PREC_DOUBLE]), its relative L2 distance from
+ * the referee (computed from the double-double values), in the projections and the volume. */
+typedef struct {
+  double proj[2], vol[2];
+  double deviance; /* the referee's Poisson deviance of the iteration */
+} dbtr_vbest;
+
 /* One compared path, and what was measured after each iteration. */
 typedef struct {
   char name[48];             /* "cpu-1-thread", "cpu-float", "fast", "cpu-match+fma", ... */
@@ -41,6 +58,7 @@ typedef struct {
   dbtr_vref ref;
   int explains;              /* -1, or the index of the path whose difference this variant explains */
   dbtr_diff_stats *proj, *vol; /* [iterations]: the path against its reference */
+  dbtr_referee_stats *vs_proj, *vs_vol; /* [iterations]: the path against the referee; NULL without it */
   double *deviance;          /* [iterations]: the path's own Poisson deviance */
   size_t first_iter;         /* the first iteration that differs (1-based); 0: identical at every one */
   int first_in_proj;         /* 1: that first difference was in the forward projections */
@@ -77,6 +95,10 @@ typedef struct {
    * working buffers and largest CPU backend, which must fit (DBTR_ENOMEM otherwise). */
   size_t record_memory;
   const char *spill_dir;     /* the folder for the recording's temporary file; NULL: $TMPDIR, else /tmp */
+  /* Also run the referee, after the references, and measure every path against it. Not with
+   * lockstep: the referee runs free, and a path restarted from its reference at every
+   * iteration has no trajectory to hold against the referee's. */
+  dbtr_referee_at referee;
 } dbtr_validate_opts;
 
 /* A run; the caller owns the struct. The public fields are read-only. */
@@ -86,11 +108,14 @@ typedef struct {
   size_t n_paths;
   dbtr_vpath *paths;
   int have_ref[DBTR_VREF_COUNT]; /* 1 for each reference some path is compared with */
+  dbtr_referee_at referee;
+  dbtr_vbest *best;          /* [iterations] with the referee; NULL without it */
   size_t done;               /* iterations run (by every path, once the run has run) */
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
   double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
   int spilled;               /* 1: the recording is in an unnamed temporary file in spill_dir */
-  char gpu_memory[2][224];   /* [precision]: how its GPU paths fit their memory (dbtr_backend.memory); "" */
+  char gpu_memory[3][224];   /* [precision]: how its GPU paths (the referee for dd) fit their memory
+                                (dbtr_backend.memory); "" */
   char spill_dir[1024];
   /* private */
   const dbtr_mlem *m;
@@ -100,6 +125,9 @@ typedef struct {
   void *pv, *pp;             /* a path's state: n_vox and n_proj doubles */
   void *rv, *rp;             /* a reference's recorded state: n_vox and n_proj doubles */
   float *cv, *cp;            /* the double reference rounded to float, for a float path */
+  double *xv, *xp;           /* the referee's recorded state rounded to double (with the referee only) */
+  float *xfv, *xfp;          /* and to float, from the double-double */
+  int referee_float;         /* 1: the referee's float rounding is recorded at every iteration (a float path needs it) */
   dbtr_validate_progress at;
   int ran;
 } dbtr_validate;
@@ -112,6 +140,7 @@ typedef struct {
   const dbtr_vpath *path;
   const char *reference;     /* dbtr_validate_ref_name(path->ref) */
   const dbtr_diff_stats *proj, *vol;
+  const dbtr_referee_stats *vs_proj, *vs_vol; /* against the referee; NULL without it */
   double deviance;           /* the path's Poisson deviance of the iteration */
   const void *path_proj, *path_vol, *ref_proj, *ref_vol;
 } dbtr_validate_row;
@@ -136,6 +165,8 @@ int dbtr_validate_run(dbtr_validate *v, dbtr_validate_row_fn on_row, void *user)
 
 /* "cpu-float" or "cpu-double". */
 const char *dbtr_validate_ref_name(dbtr_vref ref);
+/* "cpu-dd" or "gpu:dd", the referee's backend; NULL for none. */
+const char *dbtr_validate_referee_name(dbtr_referee_at at);
 
 /* --explain: the share of its mode's final volume difference (relative L2) that a variant
  * path produces alone; 0 when the mode's is 0 or p explains nothing. */
@@ -148,6 +179,13 @@ int dbtr_validate_path_volume(dbtr_validate *v, const dbtr_vpath *p, float *vol,
 /* After the run: the final volume of reference ref (n_vox floats); DBTR_EINVAL if the run
  * has none or has not run. */
 int dbtr_validate_ref_volume(const dbtr_validate *v, dbtr_vref ref, float *vol);
+
+/* After the run: the referee's recorded state after iteration `iteration` (1-based: its volume,
+ * or with proj the projections made during it), rounded to p: DBTR_PREC_DOUBLE (the high
+ * parts) at every iteration, DBTR_PREC_FLOAT (correctly rounded from the double-double) at
+ * every iteration where a float path is compared, and for the last iteration's volume always.
+ * n_vox or n_proj elements of p into out. DBTR_EINVAL for what the run has not recorded. */
+int dbtr_validate_referee_state(const dbtr_validate *v, size_t iteration, int proj, dbtr_precision p, void *out);
 
 /* Frees the buffers and the recording (its file included); safe on a closed or zeroed run. */
 void dbtr_validate_close(dbtr_validate *v);

@@ -14,7 +14,7 @@
  * CPU with batches of one view, and every mode gives the unbatched run's bits. Spread over
  * several GPUs (real ones where the machine has them, else several parts on the one), every
  * mode gives the bits of one GPU. The referee's dd mode equals the CPU's dd precision bit for
- * bit (dd_match). */
+ * bit (dd_match), and so does validate's referee on the GPU and on the CPU (referee_gpu_equals_cpu). */
 #include <string.h>
 
 #include "kernels/gpu.h"
@@ -339,5 +339,74 @@ DBTR_TEST(dd_match) {
   dd_same_bits("hologic", 7.0, 0, 3, BUDGET_ONE_VIEW);
 }
 
+/* The referee of `validate --referee`, on the GPU and on the CPU: the same recording (both
+ * roundings, every iteration), the same best answers and the same rows against it, bit for
+ * bit, since gpu:dd and cpu-dd give the same bits (dd_match). cpu-match is cpu-float's bits,
+ * so it stands at the same distance from the referee; and a float path's best units are at
+ * least 1 less best_double / best_float (recon/compare.h: rounding to nearest is the closest
+ * float there is, and the measure is against the referee rounded to double, which is best
+ * double away from it; tests/test_validate.c derives it). */
+typedef struct {
+  size_t n;
+  char path[8][48];
+  dbtr_referee_stats vs[8][2];
+} vs_rows;
+
+static void keep_vs(void *user, const dbtr_validate_row *r) {
+  vs_rows *w = user;
+  if (w->n == 8 || !r->vs_proj) return;
+  snprintf(w->path[w->n], sizeof w->path[0], "%s", r->path->name);
+  w->vs[w->n][0] = *r->vs_proj;
+  w->vs[w->n][1] = *r->vs_vol;
+  w->n++;
+}
+
+DBTR_TEST(referee_gpu_equals_cpu) {
+  need_gpu();
+  enum { IT = 2 };
+  test_mlem_problem p;
+  REQUIRE_OK(test_mlem_problem_open(&p, "hologic", 0.0, 0, 3, 0));
+  const char *paths[3] = {"cpu-match", "double-match", "cpu-float"};
+  vs_rows w[2];
+  memset(w, 0, sizeof w);
+  dbtr_validate v[2];
+  memset(v, 0, sizeof v);
+  for (int g = 0; g < 2; g++) {
+    dbtr_validate_opts o = {.paths = paths, .n_paths = 3, .iterations = IT,
+                            .referee = g ? DBTR_REFEREE_GPU : DBTR_REFEREE_CPU};
+    REQUIRE_OK(dbtr_validate_open(&v[g], &p.m, &o));
+    REQUIRE_OK(dbtr_validate_run(&v[g], keep_vs, &w[g]));
+  }
+  REQUIRE(w[0].n == 3 * IT && w[1].n == 3 * IT);
+  CHECK(!memcmp(v[0].best, v[1].best, IT * sizeof *v[0].best));
+  CHECK(!memcmp(w[0].vs, w[1].vs, sizeof w[0].vs));
+  size_t n = p.m.n_vox > p.m.n_proj ? p.m.n_vox : p.m.n_proj;
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  REQUIRE(a && b);
+  for (size_t it = 1; it <= IT; it++)
+    for (int proj = 0; proj < 2; proj++)
+      for (int f = 0; f < 2; f++) {
+        dbtr_precision prec = f ? DBTR_PREC_FLOAT : DBTR_PREC_DOUBLE;
+        CHECK_OK(dbtr_validate_referee_state(&v[0], it, proj, prec, a));
+        CHECK_OK(dbtr_validate_referee_state(&v[1], it, proj, prec, b));
+        CHECK(!memcmp(a, b, (proj ? p.m.n_proj : p.m.n_vox) * dbtr_precision_size(prec)));
+      }
+  for (size_t it = 0; it < IT; it++) {
+    CHECK(!memcmp(w[1].vs[it], w[1].vs[2 * IT + it], sizeof w[1].vs[it])); /* cpu-match against cpu-float */
+    for (int q = 0; q < 2; q++) {
+      const dbtr_referee_stats *s = &w[1].vs[it][q];
+      double bd = q ? v[1].best[it].vol[DBTR_PREC_DOUBLE] : v[1].best[it].proj[DBTR_PREC_DOUBLE];
+      CHECK_LE(1.0 - bd / s->best - 1e-9, s->best_units); /* 1e-9: the sums' rounding (test_validate) */
+    }
+  }
+  printf("referee: gpu:dd and cpu-dd the same bits; cpu-match %.3gx, double-match %.3gx the best answer (volume)\n",
+         w[1].vs[IT - 1][1].best_units, w[1].vs[2 * IT - 1][1].best_units);
+  free(a);
+  free(b);
+  for (int g = 0; g < 2; g++) dbtr_validate_close(&v[g]);
+  test_mlem_problem_close(&p);
+}
+
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message, dd_match)
+               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message, dd_match,
+               referee_gpu_equals_cpu)

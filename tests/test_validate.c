@@ -2,10 +2,12 @@
  * CPU paths that every build has: the tiny preset's 9 views at test size
  * (tests/problems.h: 48 x 32 pixels, a 40 x 30 x 10 grid), transmission. */
 #include <dirent.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "recon/dd.h"
 #include "recon/error.h"
 #include "recon/validate.h"
 #include "tests/mlem_problem.h"
@@ -30,6 +32,8 @@ typedef struct {
   dbtr_diff_stats proj[MAX_ROWS], vol[MAX_ROWS];
   double deviance[MAX_ROWS];
   int same_bits[MAX_ROWS]; /* 1: the path's arrays equal the reference's bit for bit, sign of zero included */
+  int has_vs[MAX_ROWS];    /* 1: the row has the path against the referee */
+  dbtr_referee_stats vs_proj[MAX_ROWS], vs_vol[MAX_ROWS];
   uint64_t hash[MAX_ROWS]; /* of the four arrays' bytes: equal rows hash equal */
 } rows;
 
@@ -50,6 +54,11 @@ static void record(void *user, const dbtr_validate_row *r) {
   s->proj[s->n] = *r->proj;
   s->vol[s->n] = *r->vol;
   s->deviance[s->n] = r->deviance;
+  s->has_vs[s->n] = r->vs_proj != NULL;
+  if (r->vs_proj) {
+    s->vs_proj[s->n] = *r->vs_proj;
+    s->vs_vol[s->n] = *r->vs_vol;
+  }
   s->same_bits[s->n] = !memcmp(r->path_proj, r->ref_proj, np) && !memcmp(r->path_vol, r->ref_vol, nv);
   uint64_t h = fnv(14695981039346656037ull, r->path_proj, np);
   h = fnv(h, r->path_vol, nv);
@@ -444,6 +453,252 @@ DBTR_TEST(progress_stage_by_stage_and_harmless) {
   test_mlem_problem_close(&p);
 }
 
+/* ---- The referee ----------------------------------------------------------------------- */
+
+/* The rows of a run with the referee, and each path's last state (volume, then projections)
+ * widened to double, for comparing with the referee's double-double state by hand. */
+typedef struct {
+  rows s;
+  size_t iterations, n_vox, n_proj;
+  double *last[2][2]; /* [path 0 or 1][0 volume, 1 projections] */
+} referee_rows;
+
+static void widen(const dbtr_vpath *p, const void *a, size_t n, double *out) {
+  for (size_t i = 0; i < n; i++)
+    out[i] = p->prec == DBTR_PREC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static void record_referee_rows(void *user, const dbtr_validate_row *r) {
+  referee_rows *w = user;
+  record(&w->s, r);
+  int k = !strcmp(r->path->name, "cpu-double");
+  if (r->iteration != w->iterations) return;
+  widen(r->path, r->path_vol, w->n_vox, w->last[k][0]);
+  widen(r->path, r->path_proj, w->n_proj, w->last[k][1]);
+}
+
+/* ||y - x|| / ||x|| against the double-double x itself: (y - hi) - lo is y's error rounded
+ * once or twice (fl(a - b) has relative error at most u = 2^-53). */
+static double exact_rel_l2(const double *y, const dbtr_dd *x, size_t n) {
+  double d2 = 0.0, x2 = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double d = (y[i] - x[i].hi) - x[i].lo;
+    d2 += d * d;
+    x2 += x[i].hi * x[i].hi;
+  }
+  return sqrt(d2 / x2);
+}
+
+/* Relative slack for comparing two relative L2 norms computed in double in different orders:
+ * each sum of squares has at most n = 12000 (volume) or 13824 (projections) terms, so its
+ * relative error is at most n u = 1.6e-12, and each square and difference adds a few u.
+ * 1e-9 is far above that, and far below every difference a test below looks at. */
+static const double SUM_SLACK = 1e-9;
+#define CHECK_GE(a, b) CHECK_LE(b, a)
+/* a is at least b, up to the sums' rounding. */
+#define CHECK_GE_REL(a, b) CHECK_GE(a, (b) * (1.0 - SUM_SLACK))
+
+/* With the referee on the CPU, cpu-float and cpu-double against it, after 2 iterations:
+ * - the referee's recorded doubles are a direct CPU dd run's high parts, bit for bit, at every
+ *   iteration, volume and projections;
+ * - the best float answer's relative L2 lies in [1e-9, 1e-7];
+ * - cpu-double is within 1e-13 of the referee;
+ * - what distance from the referee guarantees against the best answers (below). */
+DBTR_TEST(referee_measures_cpu_float_and_cpu_double) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  const dbtr_mlem *m = &p.m;
+  enum { ITERS = 2 };
+  const char *paths[] = {"cpu-float", "cpu-double"};
+  dbtr_validate_opts o = opts(paths, 2, ITERS, 0);
+  o.referee = DBTR_REFEREE_CPU;
+  calls *c = calloc(1, sizeof *c);
+  REQUIRE(c);
+  o.progress = on_progress;
+  o.progress_user = c;
+  referee_rows w = {.iterations = ITERS, .n_vox = m->n_vox, .n_proj = m->n_proj};
+  for (int k = 0; k < 4; k++) w.last[k / 2][k % 2] = malloc((k % 2 ? m->n_proj : m->n_vox) * sizeof(double));
+  dbtr_dd *xv = malloc(m->n_vox * sizeof *xv), *xp = malloc(m->n_proj * sizeof *xp);
+  double *hv = malloc(m->n_vox * sizeof *hv), *hp = malloc(m->n_proj * sizeof *hp), *rec = malloc(m->n_proj * sizeof *rec);
+  REQUIRE(w.last[0][0] && w.last[0][1] && w.last[1][0] && w.last[1][1] && xv && xp && hv && hp && rec);
+  dbtr_validate v;
+  REQUIRE_OK(dbtr_validate_open(&v, m, &o));
+  CHECK_OK(dbtr_validate_run(&v, record_referee_rows, &w));
+  REQUIRE(w.s.n == 2 * ITERS);
+  /* The referee is a stage after the references, before the paths. */
+  CHECK_EQ_INT(c->n_stages, 4);
+  const char *names[] = {"cpu-double reference", "referee (cpu-dd)", "cpu-float", "cpu-double"};
+  for (size_t k = 0; k < 4; k++) CHECK_STR_CONTAINS(c->name[k], names[k]);
+  free(c);
+
+  /* The referee's recording is a dd run's high parts (dbtr_convert_to_double of dd). */
+  dbtr_backend *b = NULL;
+  REQUIRE_OK(dbtr_cpu_backend_create(&b, DBTR_PREC_DD, &m->prob));
+  CHECK_OK(dbtr_mlem_load(m, b, 0.0));
+  for (size_t it = 1; it <= ITERS; it++) {
+    double dev;
+    CHECK_OK(dbtr_mlem_iterate(m, b, &dev));
+    CHECK(dev == v.best[it - 1].deviance);
+    CHECK_OK(b->get_volume(b, xv));
+    CHECK_OK(b->get_projections(b, xp));
+    for (size_t i = 0; i < m->n_vox; i++) hv[i] = xv[i].hi;
+    for (size_t i = 0; i < m->n_proj; i++) hp[i] = xp[i].hi;
+    CHECK_OK(dbtr_validate_referee_state(&v, it, 0, DBTR_PREC_DOUBLE, rec));
+    CHECK(!memcmp(rec, hv, m->n_vox * sizeof *hv));
+    CHECK_OK(dbtr_validate_referee_state(&v, it, 1, DBTR_PREC_DOUBLE, rec));
+    CHECK(!memcmp(rec, hp, m->n_proj * sizeof *hp));
+  }
+  dbtr_backend_destroy(&b);
+
+  const dbtr_vbest *best = &v.best[ITERS - 1];
+  for (int q = 0; q < 2; q++) {
+    const double *bq = q ? best->proj : best->vol;
+    /* Each element's correct rounding to float is within u = 2^-24 = 6e-8 of it, relatively
+     * (subnormal floats aside, whose absolute error below 2^-150 weighs nothing in the norm),
+     * so the best float answer is at most 6e-8 from the referee: below 1e-7. It could be 0
+     * only if every value were a float; results of long double-double sums are not, and their
+     * roundings spread over the ulp, about u / sqrt(3) = 3.4e-8 in the mean of squares: 1e-9
+     * is far below that. */
+    CHECK(bq[DBTR_PREC_FLOAT] >= 1e-9 && bq[DBTR_PREC_FLOAT] <= 1e-7);
+    /* The same for double, with u = 2^-53 = 1.1e-16. */
+    CHECK(bq[DBTR_PREC_DOUBLE] > 0.0 && bq[DBTR_PREC_DOUBLE] <= 1.2e-16);
+  }
+  for (size_t i = 0; i < w.s.n; i++) {
+    REQUIRE(w.s.has_vs[i]);
+    const dbtr_referee_stats *q[2] = {&w.s.vs_proj[i], &w.s.vs_vol[i]};
+    int is_double = w.s.path[i]->prec == DBTR_PREC_DOUBLE;
+    for (int k = 0; k < 2; k++) {
+      CHECK_EQ_INT(q[k]->n, k ? m->n_vox : m->n_proj);
+      CHECK(q[k]->best_units == q[k]->rel_l2 / q[k]->best);
+      /* An element passes through about 200 roundings an iteration (float_differs_from_double),
+       * so the CPU in double is at most ~200 u = 2.2e-14 from the exact answer an iteration,
+       * 4.4e-14 after 2: below 1e-13. */
+      if (is_double) CHECK_LT(q[k]->rel_l2, 1e-13);
+    }
+  }
+
+  /* Against the double-double state of the last iteration (xv, xp):
+   * - The best answer is the closest one there is: rounding to nearest is, element by
+   *   element, the nearest value of the precision, so no path's true distance from the
+   *   referee, ||y - x|| / ||x||, is below the best answer's (up to the sums' rounding).
+   * - The engine measures rel_l2 against the referee rounded to double, hi, not x; by the
+   *   triangle inequality it differs from the true distance by at most ||hi - x|| / ||x||,
+   *   the best double answer. In best units: by best_double / best_float (~1e-9) for a float
+   *   path, but by a whole unit for a double path.
+   * So a float path's best_units is at least 1 less 1e-9; a double path's is not bounded
+   * below by 1: one equal to the referee rounded to double would measure 0, while being one
+   * best answer away from the exact one. What is guaranteed for it is the true distance. */
+  for (int k = 0; k < 2; k++) {
+    dbtr_precision prec = k ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
+    const dbtr_referee_stats *last = &w.s.vs_vol[k * ITERS + ITERS - 1], *lastp = &w.s.vs_proj[k * ITERS + ITERS - 1];
+    double tv = exact_rel_l2(w.last[k][0], xv, m->n_vox), tp = exact_rel_l2(w.last[k][1], xp, m->n_proj);
+    CHECK_GE_REL(tv, best->vol[prec]);
+    CHECK_GE_REL(tp, best->proj[prec]);
+    CHECK_LE(fabs(last->rel_l2 - tv), best->vol[DBTR_PREC_DOUBLE] * (1.0 + SUM_SLACK) + tv * SUM_SLACK);
+    CHECK_LE(fabs(lastp->rel_l2 - tp), best->proj[DBTR_PREC_DOUBLE] * (1.0 + SUM_SLACK) + tp * SUM_SLACK);
+    if (!k) {
+      CHECK_GE(last->best_units, 1.0 - best->vol[DBTR_PREC_DOUBLE] / best->vol[DBTR_PREC_FLOAT] - 2.0 * SUM_SLACK);
+      CHECK_GE(lastp->best_units, 1.0 - best->proj[DBTR_PREC_DOUBLE] / best->proj[DBTR_PREC_FLOAT] - 2.0 * SUM_SLACK);
+    }
+  }
+  /* The referee's float rounding of the last volume is kept (for --save-diffs), and is its
+   * correct rounding. */
+  float *fv = malloc(m->n_vox * sizeof *fv), *fx = malloc(m->n_vox * sizeof *fx);
+  REQUIRE(fv && fx);
+  CHECK_OK(dbtr_validate_referee_state(&v, ITERS, 0, DBTR_PREC_FLOAT, fv));
+  dbtr_convert_to_float(DBTR_PREC_DD, xv, m->n_vox, fx);
+  CHECK(!memcmp(fv, fx, m->n_vox * sizeof *fv));
+  dbtr_validate_close(&v);
+  for (int k = 0; k < 4; k++) free(w.last[k / 2][k % 2]);
+  free(xv);
+  free(xp);
+  free(hv);
+  free(hp);
+  free(rec);
+  free(fv);
+  free(fx);
+  test_mlem_problem_close(&p);
+}
+
+/* The referee is not a path, and runs free: dd and cpu-dd are refused as paths with a message
+ * that points to the referee option, and the referee with lockstep is refused; without the
+ * referee, the rows carry nothing against it and there is no state of it to read. */
+DBTR_TEST(referee_is_not_a_path) {
+  CHECK_EQ_INT(dbtr_validate_path_is_gpu("dd"), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "--referee");
+  CHECK_EQ_INT(dbtr_validate_path_is_gpu("cpu-dd"), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "--referee");
+  CHECK_EQ_INT(dbtr_validate_path_is_gpu("cpu-double"), 0);
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  const char *paths[] = {"cpu-double"};
+  dbtr_validate_opts o = opts(paths, 1, 1, 1);
+  o.referee = DBTR_REFEREE_CPU;
+  dbtr_validate v;
+  CHECK_EQ_INT(dbtr_validate_open(&v, &p.m, &o), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "lockstep");
+  o = opts(paths, 1, 1, 0);
+  rows s = {0};
+  double *out = malloc(p.m.n_vox * sizeof *out);
+  REQUIRE(out);
+  REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+  CHECK_OK(dbtr_validate_run(&v, record, &s));
+  REQUIRE(s.n == 1);
+  CHECK_EQ_INT(s.has_vs[0], 0);
+  CHECK(v.best == NULL && v.paths[0].vs_vol == NULL);
+  CHECK_EQ_INT(dbtr_validate_referee_state(&v, 1, 0, DBTR_PREC_DOUBLE, out), DBTR_EINVAL);
+  /* cpu-double is the double reference's own computation: it replays the recording. */
+  CHECK_EQ_INT(s.same_bits[0], 1);
+  CHECK_EQ_INT(v.paths[0].first_iter, 0);
+  dbtr_validate_close(&v);
+  free(out);
+  test_mlem_problem_close(&p);
+}
+
+/* What the referee adds to the recording: its state rounded to double at every iteration,
+ * rounded to float too where a float path is compared with it, else only the last volume in
+ * float (for --save-diffs). And a spilled recording gives the rows of one kept in memory. */
+DBTR_TEST(referee_recording_size_and_spill) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  char dir[] = "spill-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  double n = (double)p.m.n_vox, np = (double)p.m.n_proj;
+  const char *paths[] = {"cpu-float", "cpu-double"};
+  rows s[2] = {{0}, {0}};
+  for (int spill = 0; spill < 2; spill++) {
+    dbtr_validate_opts o = opts(paths, 2, 2, 0);
+    o.referee = DBTR_REFEREE_CPU;
+    o.record_memory = spill ? 1 : (size_t)-1;
+    o.spill_dir = dir;
+    dbtr_validate v;
+    REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+    CHECK_EQ_INT(v.spilled, spill);
+    /* 2 iterations of the double reference (8 bytes an element) and of the referee (8 + 4),
+     * and cpu-float's final volume: it does not replay, as no float reference is recorded;
+     * cpu-double replays the double reference. */
+    CHECK(v.record_bytes == 2.0 * (n + np) * (8.0 + 12.0) + 4.0 * n);
+    CHECK_OK(dbtr_validate_run(&v, record, &s[spill]));
+    dbtr_validate_close(&v);
+  }
+  REQUIRE(s[0].n == 4 && s[1].n == 4);
+  for (size_t i = 0; i < 4; i++) {
+    CHECK_EQ_U64(s[0].hash[i], s[1].hash[i]);
+    CHECK(!memcmp(&s[0].vs_proj[i], &s[1].vs_proj[i], sizeof s[0].vs_proj[i]));
+    CHECK(!memcmp(&s[0].vs_vol[i], &s[1].vs_vol[i], sizeof s[0].vs_vol[i]));
+  }
+  /* cpu-double alone: the referee's float rounding is recorded for the last volume only. */
+  dbtr_validate_opts o = opts(paths + 1, 1, 2, 0);
+  o.referee = DBTR_REFEREE_CPU;
+  dbtr_validate v;
+  REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+  CHECK(v.record_bytes == 2.0 * (n + np) * (8.0 + 8.0) + 4.0 * n);
+  dbtr_validate_close(&v);
+  CHECK_OK(rmdir(dir));
+  test_mlem_problem_close(&p);
+}
+
 DBTR_TEST_MAIN(one_thread_matches_all_threads, float_differs_from_double, lockstep_first_iteration_is_free_running,
                rows_in_order, bad_path_name, volumes_for_save_diffs, lockstep_row_is_one_iteration_from_the_recorded_state,
-               spilled_recording_gives_the_same_rows, progress_stage_by_stage_and_harmless)
+               spilled_recording_gives_the_same_rows, progress_stage_by_stage_and_harmless,
+               referee_measures_cpu_float_and_cpu_double, referee_is_not_a_path, referee_recording_size_and_spill)

@@ -288,8 +288,9 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
 @dataclass(frozen=True)
 class DiffStats:
     """How a path's array differs from its reference's: elements compared, elements whose
-    bits differ, max and mean |difference|, max and median ULP distance, relative L2, and
-    elements whose 16-bit display values differ."""
+    bits differ, max and mean |difference|, max and median ULP distance, relative L2,
+    elements whose 16-bit display values differ, elements more than 4 ulp apart, and max
+    |difference| in ulps of the reference's largest magnitude (scale ulps)."""
     n: int
     n_differ: int
     max_abs: float
@@ -298,11 +299,33 @@ class DiffStats:
     median_ulp: int
     rel_l2: float
     n_differ_u16: int
+    beyond_4ulp: int
+    scale_ulp: float
+
+
+@dataclass(frozen=True)
+class RefereeStats:
+    """How a path's array differs from the referee (the same algorithm in double-double):
+    relative L2 against the referee rounded to double; max and median ULP distance, elements
+    more than 4 ulp apart and max |difference| in ulps of the referee's largest magnitude, all
+    against the referee correctly rounded to the path's precision; the best answer of that
+    precision (the referee correctly rounded to it) as its relative L2 from the referee, and
+    rel_l2 in units of it."""
+    n: int
+    rel_l2: float
+    max_ulp: int
+    median_ulp: int
+    beyond_4ulp: int
+    scale_ulp: float
+    best: float
+    best_units: float
 
 
 @dataclass(frozen=True)
 class ValidationRow:
-    """One path after one iteration against its reference: a row of `dbtr validate`."""
+    """One path after one iteration against its reference: a row of `dbtr validate`. With the
+    referee, vs_proj and vs_vol hold the path against it (else None), and referee names its
+    backend ("cpu-dd" or "gpu:dd")."""
     iteration: int
     path: str
     reference: str
@@ -311,6 +334,9 @@ class ValidationRow:
     proj: DiffStats          # the forward projections (A mu)
     vol: DiffStats           # the volume
     deviance: float
+    referee: Optional[str] = None
+    vs_proj: Optional[RefereeStats] = None
+    vs_vol: Optional[RefereeStats] = None
 
 
 @dataclass
@@ -332,6 +358,10 @@ def _stats(d: _lib.DiffStats) -> DiffStats:
     return DiffStats(*(getattr(d, f) for f, _ in _lib.DiffStats._fields_))
 
 
+def _referee_stats(d: _lib.RefereeStats) -> RefereeStats:
+    return RefereeStats(*(getattr(d, f) for f, _ in _lib.RefereeStats._fields_))
+
+
 def gpu_available() -> Optional[str]:
     """The name of the GPU dbtr can use, or None (no GPU, or a libdbtr built without CUDA)."""
     name = ctypes.create_string_buffer(256)
@@ -350,29 +380,33 @@ def modes() -> list:
 
 def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
-             explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1,
+             explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1, referee: bool = False,
              callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:
     """Runs the CPU references and the paths side by side, as `dbtr validate` does, and returns
-    every row. paths: GPU modes and the CPU paths "cpu-1-thread" and "cpu-float" (default:
-    every mode with a GPU, the two CPU paths without). gpu_memory, gpus: as recon's, for each
-    GPU path. callback(row) sees each row as it is
-    measured; an exception it raises is raised when the run ends."""
+    every row. paths: GPU modes and the CPU paths "cpu-1-thread", "cpu-float" and "cpu-double"
+    (default: every mode with a GPU, cpu-1-thread and cpu-float without). gpu_memory, gpus: as
+    recon's, for each GPU path. referee: also run the double-double referee (on the GPU where
+    there is one, else the CPU; not with lockstep) and give each row's vs_proj and vs_vol.
+    callback(row) sees each row as it is measured; an exception it raises is raised when the
+    run ends."""
     if paths is None:
         paths = modes() if gpu_available() else ["cpu-1-thread", "cpu-float"]
     keep: list = []
     s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
     names = (ctypes.c_char_p * len(paths))(*(p.encode() for p in paths))
     opts = _lib.ValidationOpts(names, len(paths), int(iterations), int(subsets), int(lockstep), int(explain),
-                               int(threads), int(gpu_memory), int(gpus))
+                               int(threads), int(gpu_memory), int(gpus), int(bool(referee)))
     rows: list = []
     errors: list = []
 
     def on_row(_user, row_p) -> None:
         try:
             r = row_p.contents
+            vs = r.has_referee
             row = ValidationRow(r.iteration, r.path.decode(), r.reference.decode(),
                                 r.explains.decode() if r.explains else None, bool(r.is_gpu), _stats(r.proj),
-                                _stats(r.vol), r.deviance)
+                                _stats(r.vol), r.deviance, r.referee.decode() if vs else None,
+                                _referee_stats(r.vs_proj) if vs else None, _referee_stats(r.vs_vol) if vs else None)
             rows.append(row)
             if callback is not None:
                 callback(row)

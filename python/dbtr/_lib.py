@@ -79,18 +79,25 @@ class ReconOpts(ctypes.Structure):
 
 class DiffStats(ctypes.Structure):
     _fields_ = [("n", c_size_t), ("n_differ", c_size_t), ("max_abs", c_double), ("mean_abs", c_double),
-                ("max_ulp", c_uint64), ("median_ulp", c_uint64), ("rel_l2", c_double), ("n_differ_u16", c_size_t)]
+                ("max_ulp", c_uint64), ("median_ulp", c_uint64), ("rel_l2", c_double), ("n_differ_u16", c_size_t),
+                ("beyond_4ulp", c_size_t), ("scale_ulp", c_double)]
+
+
+class RefereeStats(ctypes.Structure):
+    _fields_ = [("n", c_size_t), ("rel_l2", c_double), ("max_ulp", c_uint64), ("median_ulp", c_uint64),
+                ("beyond_4ulp", c_size_t), ("scale_ulp", c_double), ("best", c_double), ("best_units", c_double)]
 
 
 class ValidationOpts(ctypes.Structure):
     _fields_ = [("paths", POINTER(c_char_p)), ("n_paths", c_size_t), ("iterations", c_size_t),
                 ("subsets", c_size_t), ("lockstep", c_int), ("explain", c_int), ("threads", c_int),
-                ("gpu_memory", c_size_t), ("gpus", c_int)]
+                ("gpu_memory", c_size_t), ("gpus", c_int), ("referee", c_int)]
 
 
 class ValidationRow(ctypes.Structure):
     _fields_ = [("iteration", c_size_t), ("path", c_char_p), ("reference", c_char_p), ("explains", c_char_p),
-                ("is_gpu", c_int), ("proj", DiffStats), ("vol", DiffStats), ("deviance", c_double)]
+                ("is_gpu", c_int), ("proj", DiffStats), ("vol", DiffStats), ("deviance", c_double),
+                ("has_referee", c_int), ("referee", c_char_p), ("vs_proj", RefereeStats), ("vs_vol", RefereeStats)]
 
 
 ROW_FN = ctypes.CFUNCTYPE(None, c_void_p, POINTER(ValidationRow))

@@ -156,6 +156,31 @@ def test_validate_equals_cli(cli, tiny, tmp_path):
             assert g(r.deviance) == g(it["deviance"])
 
 
+def test_validate_referee_equals_cli(cli, tiny, tmp_path):
+    """With referee=True every row carries the path against the referee, as the report's
+    vs_referee says (9 significant digits), and the same referee backend; without it, none."""
+    cli("validate", tiny / "scan.h5", "--iterations", 2, "--modes", "cpu-float,cpu-double", "--referee", "--report",
+        tmp_path / "rep")
+    report = json.loads((tmp_path / "rep" / "validate.json").read_text())
+    s = dbtr.read_scan(tiny / "scan.h5")
+    v = dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=2, paths=["cpu-float", "cpu-double"],
+                      referee=True)
+    g = "{:.9g}".format
+    for p in report["paths"]:
+        rows = [r for r in v.rows if r.path == p["name"]]
+        assert [r.referee for r in rows] == [report["referee"]["backend"]] * 2
+        for r, it in zip(rows, p["iterations"]):
+            for mine, theirs in ((r.vs_proj, it["vs_referee"]["projections"]), (r.vs_vol, it["vs_referee"]["volume"])):
+                assert (mine.n, mine.max_ulp, mine.median_ulp, mine.beyond_4ulp) == (
+                    theirs["n"], theirs["max_ulp"], theirs["median_ulp"], theirs["beyond_4ulp"])
+                assert [g(mine.rel_l2), g(mine.scale_ulp), g(mine.best), g(mine.best_units)] == [
+                    g(theirs["rel_l2"]), g(theirs["scale_ulp"]), g(theirs["best"]), g(theirs["best_units"])]
+    plain = dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["cpu-double"])
+    assert plain.rows[0].vs_vol is None and plain.rows[0].referee is None
+    with pytest.raises(dbtr.InvalidArgument, match="--referee"):
+        dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["dd"])
+
+
 def test_errors_are_exceptions_that_name_the_cause(tiny, tmp_path):
     with pytest.raises(dbtr.DbtrIOError, match="missing.h5") as e:
         dbtr.read_scan(tmp_path / "missing.h5")
