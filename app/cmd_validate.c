@@ -174,11 +174,13 @@ static void print_header(const vopts *o, const dbtr_scan *scan, const dbtr_grid 
   app_print_wrapped(text, 0, 2);
 }
 
-static int save_volume(const vopts *o, const char *name, const char *suffix, const dbtr_grid *grid, const float *vol,
-                       const char *what) {
+/* vol: floats, or doubles with float64. */
+static int save_volume(const vopts *o, const char *name, const char *suffix, const dbtr_grid *grid, const void *vol,
+                       const char *what, int float64) {
   char path[1024];
-  int rc = dbtr_tiff_write(out_path(path, o->diffs, name, suffix), grid, vol, NULL);
-  if (!rc) cli_wrote("validate", o->quiet, path, "%s volume, float32", what);
+  dbtr_tiff_opts to = {.format = float64 ? DBTR_TIFF_FLOAT64 : DBTR_TIFF_FLOAT32};
+  int rc = dbtr_tiff_write(out_path(path, o->diffs, name, suffix), grid, vol, &to);
+  if (!rc) cli_wrote("validate", o->quiet, path, "%s volume, %s", what, float64 ? "float64" : "float32");
   return rc;
 }
 
@@ -190,18 +192,20 @@ static int save_diffs(const vopts *o, dbtr_validate *v, const dbtr_grid *grid, s
   for (size_t i = 0; i < v->n_paths && !rc; i++) {
     const dbtr_vpath *p = &v->paths[i];
     rc = dbtr_validate_path_volume(v, p, vol, diff);
-    if (!rc) rc = save_volume(o, p->name, "", grid, vol, "final");
-    if (!rc) rc = save_volume(o, p->name, "-diff", grid, diff, "difference");
+    if (!rc) rc = save_volume(o, p->name, "", grid, vol, "final", 0);
+    if (!rc) rc = save_volume(o, p->name, "-diff", grid, diff, "difference", 0);
   }
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
     if (v->have_ref[r] && ref_suffix(v, (dbtr_vref)r)) {
       rc = dbtr_validate_ref_volume(v, (dbtr_vref)r, vol);
-      if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), ref_suffix(v, (dbtr_vref)r), grid, vol, "reference");
+      if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), ref_suffix(v, (dbtr_vref)r), grid, vol, "reference", 0);
     }
-  /* The referee in float32, correctly rounded from its double-double, as the TIFF writer has no
-   * float64 yet; its double rounding is in the run (dbtr_validate_referee_state). */
-  if (!rc && v->referee) rc = dbtr_validate_referee_state(v, v->iterations, 0, DBTR_PREC_FLOAT, vol);
-  if (!rc && v->referee) rc = save_volume(o, "referee", "", grid, vol, "the referee's final");
+  /* The referee rounded to double, as the run holds it (dbtr_validate_referee_state). */
+  double *ref = v->referee && !rc ? malloc(n_vox * sizeof(double)) : NULL;
+  if (v->referee && !rc && !ref) rc = dbtr_err(DBTR_ENOMEM, "--save-diffs: out of memory");
+  if (!rc && v->referee) rc = dbtr_validate_referee_state(v, v->iterations, 0, DBTR_PREC_DOUBLE, ref);
+  if (!rc && v->referee) rc = save_volume(o, "referee", "", grid, ref, "the referee's final", 1);
+  free(ref);
   free(vol);
   free(diff);
   return rc;

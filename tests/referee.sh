@@ -47,9 +47,10 @@ for f in R/validate.csv R/validate.json R/differing.svg R/max_diff.svg R/vs_refe
   [ -s "$f" ] || fail "$f missing"
 done
 grep -q '</svg>' R/vs_referee.svg && grep -q '>best float<' R/vs_referee.svg || fail "vs_referee.svg is not the plot"
-# referee.tif holds float32 for now: 128 x 80 x 24 voxels of 4 bytes, and less than 8 each.
+# referee.tif holds float64: 128 x 80 x 24 voxels of 8 bytes (1966080), and a header of less
+# than 64 KiB.
 size=$(wc -c <D/referee.tif)
-[ "$size" -gt 983040 ] && [ "$size" -lt 1966080 ] || fail "referee.tif has $size bytes"
+[ "$size" -gt 1966080 ] && [ "$size" -lt 2031616 ] || fail "referee.tif has $size bytes"
 "$python" -m json.tool R/validate.json >/dev/null || fail "validate.json does not parse"
 "$python" - <<'EOF' || fail "validate.json lacks the referee"
 import json, sys
