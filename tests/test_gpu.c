@@ -378,7 +378,11 @@ DBTR_TEST(referee_gpu_equals_cpu) {
     REQUIRE_OK(dbtr_validate_run(&v[g], keep_vs, &w[g]));
   }
   REQUIRE(w[0].n == 3 * IT && w[1].n == 3 * IT);
-  CHECK(!memcmp(v[0].best, v[1].best, IT * sizeof *v[0].best));
+  /* The best answers, from the same bits; the deviance not: the GPU sums the data fit in block
+   * trees and the CPU by rows (dd_match). */
+  for (size_t it = 0; it < IT; it++)
+    CHECK(!memcmp(v[0].best[it].proj, v[1].best[it].proj, sizeof v[0].best[it].proj) &&
+          !memcmp(v[0].best[it].vol, v[1].best[it].vol, sizeof v[0].best[it].vol));
   CHECK(!memcmp(w[0].vs, w[1].vs, sizeof w[0].vs));
   size_t n = p.m.n_vox > p.m.n_proj ? p.m.n_vox : p.m.n_proj;
   double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
