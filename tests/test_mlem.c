@@ -378,7 +378,7 @@ DBTR_TEST(dd_close_to_double) {
  * transmission iteration, the CPU's float volume is at most 4 times as far from the referee's
  * (dd) as the referee rounded to float, the best any float answer can be (relative L2), on
  * tiny, hologic and thesis at test size. Float keeps its geometry and its forward sums in
- * double for this (docs/accuracy.md): 1.16, 1.23 and 1.22 times measured here, where with them
+ * double for this (docs/accuracy.md): 1.16, 1.23 and 1.21 times measured here, where with them
  * in float it was 4.96, 2.68 and 4.05 times (and 21.6 on tiny at full size, now 1.8). */
 DBTR_TEST(float_near_best_float) {
   const char *presets[3] = {"tiny", "hologic", "thesis"};
