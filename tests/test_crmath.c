@@ -16,20 +16,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#ifdef DBTR_HAVE_MPFR
-#include <mpfr.h>
-#endif
 
 #include "recon/crmath.h"
 #include "tests/rng.h"
 #include "tests/test.h"
+#include "tests/mpfr.h"
 
-/* Without MPFR the near-boundary cases cannot be decided, so no case can claim anything. */
-#ifdef DBTR_HAVE_MPFR
-#define NEED_MPFR() ((void)0)
-#else
-#define NEED_MPFR() TEST_SKIP("built without MPFR: apt-get install libmpfr-dev and reconfigure")
-#endif
 
 enum { FN_EXP, FN_LOG };
 

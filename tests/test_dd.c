@@ -9,19 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef DBTR_HAVE_MPFR
-#include <mpfr.h>
-#endif
 
 #include "recon/dd.h"
 #include "tests/rng.h"
 #include "tests/test.h"
-
-#ifdef DBTR_HAVE_MPFR
-#define NEED_MPFR() ((void)0)
-#else
-#define NEED_MPFR() TEST_SKIP("built without MPFR: apt-get install libmpfr-dev and reconfigure")
-#endif
+#include "tests/mpfr.h"
 
 #define U2 0x1p-106 /* u^2, u = 2^-53 */
 

@@ -30,9 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef DBTR_HAVE_MPFR
-#include <mpfr.h>
-#endif
 
 #include "recon/backend.h"
 #include "recon/dd.h"
@@ -40,12 +37,7 @@
 #include "recon/mlem.h"
 #include "tests/rng.h"
 #include "tests/test.h"
-
-#ifdef DBTR_HAVE_MPFR
-#define NEED_MPFR() ((void)0)
-#else
-#define NEED_MPFR() TEST_SKIP("built without MPFR: apt-get install libmpfr-dev and reconfigure")
-#endif
+#include "tests/mpfr.h"
 
 #ifdef DBTR_HAVE_MPFR
 
