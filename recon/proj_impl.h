@@ -263,6 +263,11 @@ static inline DBTR_HD T DBTR_FN(forward_end)(R sum, T len) {
 static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz) {
   R sum = DBTR_R_ZERO;
   size_t slice = (size_t)nx * (size_t)ny;
+#ifdef __CUDA_ARCH__
+  /* Two slices a step, each added in order: the thesis iteration in fast 12.68 -> 12.52 ms,
+   * cpu-match 15.52 -> 15.25 (nvcc does not unroll it unasked; by 4 slowed double). */
+#pragma unroll 2
+#endif
   for (int k = 0; k < nz; k++) {
     int ix, iy;
     T wx, wy;
