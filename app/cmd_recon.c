@@ -100,8 +100,10 @@ int dbtr_cmd_recon(int argc, char **argv) {
   if (!ex && o->checkpoint) ex = check_checkpoint(cmd, o, in, a.out, a.force);
   if (ex) return ex;
 
-  /* Where the time goes, said in the last line: reading, set-up, iterations, writing. */
-  struct app_recon_times times = {0, 0};
+  /* Where the time goes, said in the last line: reading, set-up (the checks, the GPU's start,
+   * the data, the backend, the start volume), iterations, reading the volume back and freeing
+   * the backend, writing. */
+  struct app_recon_times times = {0, 0, 0};
   o->times = &times;
   double t0 = cli_now();
   dbtr_scan scan;
@@ -129,8 +131,10 @@ int dbtr_cmd_recon(int argc, char **argv) {
   }
   t_write = cli_now() - t_write;
   cli_wrote(cmd, o->quiet, a.out,
-            "%s volume %zu x %zu x %zu; %s; %.2f s: reading %.2f, set-up %.2f, iterations %.2f, writing %.2f", a.format,
-            grid.nx, grid.ny, grid.nz, backend, cli_now() - t0, t_read, times.setup, times.iterations, t_write);
+            "%s volume %zu x %zu x %zu; %s; %.2f s: reading %.2f, set-up %.2f, iterations %.2f, read-back %.2f, "
+            "writing %.2f",
+            a.format, grid.nx, grid.ny, grid.nz, backend, cli_now() - t0, t_read, times.iter_start - t0 - t_read,
+            times.iter_end - times.iter_start, times.done - times.iter_end, t_write);
 done:
   free(vol);
   dbtr_scan_free(&scan);

@@ -24,10 +24,10 @@ typedef struct {
    * A non-zero return stops the run with that exit code. */
   int (*on_iteration)(void *user, size_t iteration, dbtr_backend *b);
   void *user;
-  /* Filled when not NULL: seconds of the set-up (data, backend, start volume, resume) and of
-   * the iterations, for the time split a command prints. */
+  /* Filled when not NULL, for the time split a command prints: when (cli_now) the iterations
+   * began and ended, and when the volume was back in vol and the backend gone. */
   struct app_recon_times {
-    double setup, iterations;
+    double iter_start, iter_end, done;
   } *times;
 } app_recon_opts;
 
