@@ -185,7 +185,8 @@ void app_validate_print_referee(const dbtr_validate *v) {
 
 void app_validate_print_verdicts(const dbtr_validate *v) {
   int w = label_width(v, 4);
-  printf("\nverdicts (%zu iterations, %s):\n", v->iterations, v->lockstep ? "lockstep" : "free-running");
+  printf("\nverdicts (%zu iteration%s, %s):\n", v->iterations, v->iterations == 1 ? "" : "s",
+         v->lockstep ? "lockstep" : "free-running");
   for (size_t i = 0; i < v->n_paths; i++) {
     char line[256];
     app_validate_verdict(&v->paths[i], line, sizeof line);
