@@ -49,8 +49,8 @@ typedef MODE_SLOTW SLOTW;
 typedef MODE_GROUPW GROUPW;
 #ifdef MODE_GEOM_DOUBLE
 /* A float mode's geometry: the shared arithmetic in double, with the row's operations in
- * double (kernels/modes.h), whose ray_setup, crossing_1d, sum_add and forward_end the float
- * instance calls. */
+ * double (kernels/modes.h), whose ray_setup, cross_at, sum_add and forward_end the float
+ * instance calls (its floor, the CPU's by additions, goes unused). */
 #define DBTR_T double
 #define DBTR_FN(name) gd_##name
 #define DBTR_VIEW dbtr_view_d

@@ -190,8 +190,8 @@
 #ifdef MODE_GEOM_DOUBLE
 /* The float modes' geometry in double: the row's arith (op or rn) and sqrt in double; its
  * division in double is the operator (correctly rounded: double has no approximate one) or
- * __ddiv_rn. Floor by additions, as the CPU's: in double that is a few additions (64 a clock
- * on sm_90) where the hardware floor and conversion are two conversions (16 a clock). */
+ * __ddiv_rn. Float splits a double crossing itself, in fixed point (recon/proj_impl.h,
+ * crossing_1d), so the double instance's floor is not called for it. */
 #define MODE__GMUL_op(a, b) ((a) * (b))
 #define MODE__GADD_op(a, b) ((a) + (b))
 #define MODE__GSUB_op(a, b) ((a) - (b))

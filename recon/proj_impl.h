@@ -17,9 +17,10 @@
  *   DBTR_R, DBTR_GEOM_FN(name), DBTR_R_TO_T(a)
  *                          optional: the type of the geometry (the ray records, the crossings)
  *                          and of the forward projection's sums, and the instance of this file
- *                          in that type; ray_setup, crossing_1d and the forward sums then call
- *                          that instance's and round what it gives (the path length, a weight, a
- *                          projection) to T once, by DBTR_R_TO_T. Float keeps its geometry and
+ *                          in that type; ray_setup, the crossing (cross_at) and the forward sums
+ *                          then call that instance's and round what it gives (the path length, a
+ *                          projection) to T once, by DBTR_R_TO_T, and crossing_1d splits the
+ *                          crossing into index and weight in fixed point. Float keeps its geometry and
  *                          its forward sums in double this way (docs/accuracy.md): DBTR_VIEW is
  *                          then that instance's view. By default R is T, computed here.
  *   DBTR_OF_INT(i) DBTR_TO_INT(a) DBTR_NEG(a) DBTR_LT DBTR_LE DBTR_GT DBTR_GE DBTR_EQ (a, b)
