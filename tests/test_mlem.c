@@ -329,6 +329,19 @@ DBTR_TEST(progress_rises_to_one_and_changes_nothing) {
   test_mlem_problem_close(&p);
 }
 
+/* The volume after `iterations` iterations of m on the CPU in precision prec, into out (n_vox
+ * elements of prec), from the estimated start value. */
+static int cpu_volume(const dbtr_mlem *m, dbtr_precision prec, int iterations, void *out) {
+  dbtr_backend *b = NULL;
+  double dev;
+  int rc = dbtr_cpu_backend_create(&b, prec, &m->prob);
+  if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
+  for (int it = 0; it < iterations && !rc; it++) rc = dbtr_mlem_iterate(m, b, &dev);
+  if (!rc) rc = b->get_volume(b, out);
+  dbtr_backend_destroy(&b);
+  return rc;
+}
+
 /* The referee (double-double) beside the CPU in double, 3 iterations on tiny, transmission and
  * emission with 3 subsets: the dd volume rounded to double is within 1e-10 relative L2 of the
  * double one. Double rounding (u = 1.1e-16) through the thousands of operations that shape a
@@ -343,17 +356,8 @@ DBTR_TEST(dd_close_to_double) {
     double *vd = malloc(m->n_vox * sizeof(double)), *vq = malloc(m->n_vox * 2 * sizeof(double));
     double *vq_d = malloc(m->n_vox * sizeof(double));
     REQUIRE(vd && vq && vq_d);
-    const dbtr_precision prec[2] = {DBTR_PREC_DOUBLE, DBTR_PREC_DD};
-    double *out[2] = {vd, vq};
-    for (int i = 0; i < 2; i++) {
-      dbtr_backend *b = NULL;
-      double dev;
-      REQUIRE_OK(dbtr_cpu_backend_create(&b, prec[i], &m->prob));
-      REQUIRE_OK(dbtr_mlem_load(m, b, 0.0));
-      for (int it = 0; it < 3; it++) REQUIRE_OK(dbtr_mlem_iterate(m, b, &dev));
-      REQUIRE_OK(b->get_volume(b, out[i]));
-      dbtr_backend_destroy(&b);
-    }
+    REQUIRE_OK(cpu_volume(m, DBTR_PREC_DOUBLE, 3, vd));
+    REQUIRE_OK(cpu_volume(m, DBTR_PREC_DD, 3, vq));
     dbtr_convert_to_double(DBTR_PREC_DD, vq, m->n_vox, vq_d);
     double num = 0.0, den = 0.0;
     size_t lo_nonzero = 0;
@@ -389,17 +393,8 @@ DBTR_TEST(float_near_best_float) {
     float *vf = malloc(m->n_vox * sizeof(float)), *best = malloc(m->n_vox * sizeof(float));
     double *vq = malloc(m->n_vox * 2 * sizeof(double));
     REQUIRE(vf && best && vq);
-    const dbtr_precision prec[2] = {DBTR_PREC_FLOAT, DBTR_PREC_DD};
-    void *out[2] = {vf, vq};
-    for (int i = 0; i < 2; i++) {
-      dbtr_backend *b = NULL;
-      double dev;
-      REQUIRE_OK(dbtr_cpu_backend_create(&b, prec[i], &m->prob));
-      REQUIRE_OK(dbtr_mlem_load(m, b, 0.0));
-      REQUIRE_OK(dbtr_mlem_iterate(m, b, &dev));
-      REQUIRE_OK(b->get_volume(b, out[i]));
-      dbtr_backend_destroy(&b);
-    }
+    REQUIRE_OK(cpu_volume(m, DBTR_PREC_FLOAT, 1, vf));
+    REQUIRE_OK(cpu_volume(m, DBTR_PREC_DD, 1, vq));
     dbtr_convert_to_float(DBTR_PREC_DD, vq, m->n_vox, best);
     double ef = 0.0, eb = 0.0, n2 = 0.0;
     for (size_t i = 0; i < m->n_vox; i++) {
