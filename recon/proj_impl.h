@@ -20,9 +20,10 @@
  *                          in that type; ray_setup, the crossing (cross_at) and the forward sums
  *                          then call that instance's and round what it gives (the path length, a
  *                          projection) to T once, by DBTR_R_TO_T, and crossing_1d splits the
- *                          crossing into index and weight in fixed point. Float keeps its geometry and
- *                          its forward sums in double this way (docs/accuracy.md): DBTR_VIEW is
- *                          then that instance's view. By default R is T, computed here.
+ *                          crossing into index and weight in fixed point. Float keeps its
+ *                          geometry and its forward sums in double this way (docs/accuracy.md):
+ *                          DBTR_VIEW is then that instance's view. By default R is T, computed
+ *                          here.
  *   DBTR_OF_INT(i) DBTR_TO_INT(a) DBTR_NEG(a) DBTR_LT DBTR_LE DBTR_GT DBTR_GE DBTR_EQ (a, b)
  *                          optional: an int as T (exact), an integer-valued T as int, the
  *                          negation, the comparisons; by default the cast, the unary minus

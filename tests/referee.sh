@@ -87,4 +87,14 @@ rc=0
 [ "$(cat R2/vs_referee.svg)" = keep ] || fail "a run without --referee changed vs_referee.svg"
 "$dbtr" validate tiny.h5 --referee --modes cpu-float --iterations 1 --report R2 --force --quiet >/dev/null
 grep -q '</svg>' R2/vs_referee.svg || fail "--force did not replace vs_referee.svg"
+# So is an existing referee.tif of --save-diffs: refused without --force and left as it was, no
+# temporary file beside it; --force replaces it.
+mkdir D2
+echo keep >D2/referee.tif
+rc=0
+"$dbtr" validate tiny.h5 --referee --modes cpu-float --iterations 1 --save-diffs D2 >o3.txt 2>err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'referee.tif exists; use --force' err.txt || fail "referee.tif was not refused ($rc)"
+[ "$(cat D2/referee.tif)" = keep ] && [ "$(ls -A D2)" = referee.tif ] || fail "referee.tif changed, or files were left"
+"$dbtr" validate tiny.h5 --referee --modes cpu-float --iterations 1 --save-diffs D2 --force --quiet >/dev/null
+[ "$(wc -c <D2/referee.tif)" -gt 1966080 ] || fail "--force did not replace referee.tif with the float64 volume"
 echo "referee: tables, verdicts, report and volumes written; dd refused; outputs kept"
