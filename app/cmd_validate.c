@@ -197,7 +197,7 @@ static int save_diffs(const vopts *o, dbtr_validate *v, const dbtr_grid *grid, s
   }
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
     if (v->have_ref[r] && ref_suffix(v, (dbtr_vref)r)) {
-      rc = dbtr_validate_ref_volume(v, (dbtr_vref)r, vol);
+      rc = dbtr_validate_ref_state(v, (dbtr_vref)r, v->iterations, 0, DBTR_PREC_FLOAT, vol);
       if (!rc) rc = save_volume(o, dbtr_validate_ref_name((dbtr_vref)r), ref_suffix(v, (dbtr_vref)r), grid, vol, "reference", 0);
     }
   /* The referee rounded to double, as the run holds it (dbtr_validate_referee_state). */
@@ -270,8 +270,8 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
               p == DBTR_PREC_DD ? "" : " paths", v.gpu_memory[p]);
   if (v.spilled && !o->quiet)
     fprintf(stderr,
-            "dbtr validate: the references' recorded states (%.3g GiB) do not fit in the memory left beside the "
-            "run (%.3g GiB): they go to an unnamed temporary file in %s\n",
+            "dbtr validate: the recorded states (%.3g GiB) are more than the memory they may take (%.3g GiB): "
+            "they go to an unnamed temporary file in %s, which the system caches in free memory\n",
             v.record_bytes / 1073741824.0, v.memory_bytes / 1073741824.0, v.spill_dir);
   if ((ex = check_outputs(cmd, o, &v))) goto done;
   if (!o->quiet) print_header(o, &scan, &grid, algo, gpu_name);

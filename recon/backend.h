@@ -76,6 +76,11 @@ struct dbtr_backend {
   int (*get_volume)(dbtr_backend *b, void *out);       /* n_vox of T */
   int (*set_volume)(dbtr_backend *b, const void *in);  /* n_vox of T */
   int (*get_projections)(dbtr_backend *b, void *out);  /* A mu of every view as last computed, n_proj of T */
+  /* The volume, or with proj the projections, where the backend keeps them in host memory
+   * (the CPU's): n_vox or n_proj of T, to read only, until the next call into the backend.
+   * NULL on the GPU, whose state the two above copy out. A caller that only reads a state,
+   * as dbtr validate recording its references does, needs no copy of its own then. */
+  const void *(*host_state)(dbtr_backend *b, int proj);
   void (*destroy)(dbtr_backend *b);
   void *impl;
   /* Set by the ML-EM driver for the duration of a subset when its caller watches progress

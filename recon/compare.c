@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recon/backend.h"
 #include "recon/error.h"
 
 /* Maps a float's bits to a line on which neighbouring floats are consecutive integers:
@@ -77,11 +78,12 @@ static uint64_t select_kth(uint64_t *a, size_t n, size_t k) {
 
 /* Partial statistics of one chunk. The array is cut into DBTR__CHUNKS fixed chunks, each
  * summed in index order by one thread and the partials combined in chunk order, so the
- * result is the same for any thread count. Each chunk also counts its ULP distances below
- * DBTR__SMALL, one by one, and those above: the median is then found in the counts, and
- * only where it lies above (rarely: most distances are 0 or a few ulps) among the distances
- * above, gathered in a second pass. Before, a quickselect over every distance, on one thread,
- * took about 1.5 s a comparison at hologic size. */
+ * result is the same for any thread count, and for any cut into pieces (a piece is whole
+ * chunks). Each chunk also counts its ULP distances below DBTR__SMALL, one by one, and those
+ * above: the median is then found in the counts, and only where it lies above (rarely: most
+ * distances are 0 or a few ulps) among the distances above, gathered in a second pass.
+ * Before, a quickselect over every distance, on one thread, took about 1.5 s a comparison at
+ * hologic size. */
 enum { DBTR__CHUNKS = 256, DBTR__SMALL = 1024 };
 typedef struct {
   size_t n_differ, n_differ_u16, n_large, beyond_4ulp;
@@ -89,6 +91,22 @@ typedef struct {
   double max_abs, max_b, sum_abs, sum_d2, sum_b2;
   size_t small[DBTR__SMALL];
 } dbtr__part;
+
+/* Where chunk c of an array of n elements begins (c = DBTR__CHUNKS: its end). */
+static size_t chunk_lo(size_t n, int c) { return n / DBTR__CHUNKS * (size_t)c + n % DBTR__CHUNKS * (size_t)c / DBTR__CHUNKS; }
+
+size_t dbtr_diff_read_max(size_t n, size_t piece) {
+  size_t chunk = n / DBTR__CHUNKS + (n % DBTR__CHUNKS != 0);
+  return piece > chunk ? piece : chunk;
+}
+
+/* The chunk after the last of the piece that starts at chunk c0: as many whole chunks as
+ * src->piece elements hold, at least one. */
+static int piece_end(size_t n, int c0, size_t piece) {
+  int c1 = c0 + 1;
+  while (c1 < DBTR__CHUNKS && chunk_lo(n, c1 + 1) - chunk_lo(n, c0) <= piece) c1++;
+  return c1;
+}
 
 /* The median (the (n/2)-th smallest, 0-based) of the distances from the chunks' counts into
  * out->median_ulp: 0 when it is below DBTR__SMALL, 1 when it lies among the larger ones. */
@@ -121,82 +139,137 @@ static double ulp_at_d(double x) {
 /* An element more than this many ulp from its reference counts in beyond_4ulp. */
 enum { DBTR__FEW_ULP = 4 };
 
-#define DBTR__DIFF_STATS(NAME, T, ULP, ULP_AT)                                                         \
-  int NAME(const T *a, const T *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out) { \
-    memset(out, 0, sizeof *out);                                                                       \
-    out->n = n;                                                                                        \
-    if (n == 0) return 0;                                                                              \
-    dbtr__part *part;                                                                                  \
-    int rc = dbtr_alloc((void **)&part, DBTR__CHUNKS, sizeof *part, "comparison");                     \
-    if (rc) return rc;                                                                                 \
-    _Pragma("omp parallel for schedule(static)") for (int c = 0; c < DBTR__CHUNKS; c++) {              \
-      dbtr__part *q = &part[c];                                                                        \
-      memset(q, 0, sizeof *q);                                                                         \
-      size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS;               \
-      for (size_t i = lo; i < hi; i++) {                                                               \
-        uint64_t u = ULP(a[i], b[i]);                                                                  \
-        if (u < DBTR__SMALL)                                                                           \
-          q->small[u]++;                                                                               \
-        else                                                                                           \
-          q->n_large++;                                                                                \
-        if (u != 0) q->n_differ++;                                                                     \
-        if (u > DBTR__FEW_ULP) q->beyond_4ulp++;                                                       \
-        if (u > q->max_ulp) q->max_ulp = u;                                                            \
-        double d = fabs((double)a[i] - (double)b[i]), mb = fabs((double)b[i]);                        \
-        if (d > q->max_abs || isnan(d)) q->max_abs = d;                                                \
-        if (mb > q->max_b) q->max_b = mb;                                                              \
-        q->sum_abs += d;                                                                               \
-        q->sum_d2 += d * d;                                                                            \
-        q->sum_b2 += (double)b[i] * (double)b[i];                                                      \
-        if (scale && display_value((double)a[i], scale) != display_value((double)b[i], scale))        \
-          q->n_differ_u16++;                                                                           \
-      }                                                                                                \
-    }                                                                                                  \
-    double sum_abs = 0.0, sum_d2 = 0.0, sum_b2 = 0.0, max_b = 0.0;                                     \
-    for (int c = 0; c < DBTR__CHUNKS; c++) {                                                           \
-      out->n_differ += part[c].n_differ;                                                               \
-      out->beyond_4ulp += part[c].beyond_4ulp;                                                         \
-      if (part[c].max_b > max_b) max_b = part[c].max_b;                                                \
-      out->n_differ_u16 += part[c].n_differ_u16;                                                       \
-      if (part[c].max_ulp > out->max_ulp) out->max_ulp = part[c].max_ulp;                              \
-      if (part[c].max_abs > out->max_abs || isnan(part[c].max_abs)) out->max_abs = part[c].max_abs;    \
-      sum_abs += part[c].sum_abs;                                                                      \
-      sum_d2 += part[c].sum_d2;                                                                        \
-      sum_b2 += part[c].sum_b2;                                                                        \
-    }                                                                                                  \
-    out->mean_abs = sum_abs / (double)n;                                                               \
-    out->scale_ulp = out->max_abs / ULP_AT(max_b);                                                     \
-    out->rel_l2 = sum_b2 > 0.0 ? sqrt(sum_d2 / sum_b2) : (sum_d2 > 0.0 ? (double)INFINITY : 0.0);      \
-    rc = median_of(part, n, out);                                                                      \
-    if (rc == 1) {                                                                                     \
-      /* The median lies among the large distances: gather them, chunk by chunk, and select. */       \
-      size_t at[DBTR__CHUNKS], m = 0, k = n / 2;                                                       \
-      uint64_t *large;                                                                                 \
-      for (int c = 0; c < DBTR__CHUNKS; c++) {                                                         \
-        at[c] = m;                                                                                     \
-        m += part[c].n_large;                                                                          \
-      }                                                                                                \
-      for (size_t v = 0; v < DBTR__SMALL; v++)                                                         \
-        for (int c = 0; c < DBTR__CHUNKS; c++) k -= part[c].small[v];                                 \
-      rc = dbtr_alloc((void **)&large, m, sizeof *large, "comparison");                                \
-      if (!rc) {                                                                                       \
-        _Pragma("omp parallel for schedule(static)") for (int c = 0; c < DBTR__CHUNKS; c++) {          \
-          size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS, j = at[c]; \
-          for (size_t i = lo; i < hi; i++) {                                                           \
-            uint64_t u = ULP(a[i], b[i]);                                                              \
-            if (u >= DBTR__SMALL) large[j++] = u;                                                      \
-          }                                                                                            \
-        }                                                                                              \
-        out->median_ulp = select_kth(large, m, k);                                                     \
-        free(large);                                                                                   \
-      }                                                                                                \
-    }                                                                                                  \
-    free(part);                                                                                        \
-    return rc;                                                                                         \
+/* One chunk's partial statistics (m elements of a against b), and its distances of at least
+ * DBTR__SMALL ulp in index order, for the second pass. */
+#define DBTR__CHUNK_FNS(SUF, T, ULP)                                                                         \
+  static void part_##SUF(const T *a, const T *b, size_t m, const dbtr_display_scale *scale, dbtr__part *q) { \
+    memset(q, 0, sizeof *q);                                                                                 \
+    for (size_t i = 0; i < m; i++) {                                                                         \
+      uint64_t u = ULP(a[i], b[i]);                                                                          \
+      if (u < DBTR__SMALL)                                                                                   \
+        q->small[u]++;                                                                                       \
+      else                                                                                                   \
+        q->n_large++;                                                                                        \
+      if (u != 0) q->n_differ++;                                                                             \
+      if (u > DBTR__FEW_ULP) q->beyond_4ulp++;                                                               \
+      if (u > q->max_ulp) q->max_ulp = u;                                                                    \
+      double d = fabs((double)a[i] - (double)b[i]), mb = fabs((double)b[i]);                                \
+      if (d > q->max_abs || isnan(d)) q->max_abs = d;                                                        \
+      if (mb > q->max_b) q->max_b = mb;                                                                      \
+      q->sum_abs += d;                                                                                       \
+      q->sum_d2 += d * d;                                                                                    \
+      q->sum_b2 += (double)b[i] * (double)b[i];                                                              \
+      if (scale && display_value((double)a[i], scale) != display_value((double)b[i], scale))                \
+        q->n_differ_u16++;                                                                                   \
+    }                                                                                                        \
+  }                                                                                                          \
+  static void large_##SUF(const T *a, const T *b, size_t m, uint64_t *out) {                                \
+    for (size_t i = 0; i < m; i++) {                                                                         \
+      uint64_t u = ULP(a[i], b[i]);                                                                          \
+      if (u >= DBTR__SMALL) *out++ = u;                                                                      \
+    }                                                                                                        \
   }
+DBTR__CHUNK_FNS(f, float, dbtr_ulp_distance_f)
+DBTR__CHUNK_FNS(d, double, dbtr_ulp_distance_d)
 
-DBTR__DIFF_STATS(dbtr_diff_stats_f, float, dbtr_ulp_distance_f, ulp_at_f)
-DBTR__DIFF_STATS(dbtr_diff_stats_d, double, dbtr_ulp_distance_d, ulp_at_d)
+/* Runs pass `pass` over every piece src gives: 0 fills part[], 1 gathers the large distances
+ * of chunk c at large + at[c]. The chunks of a piece run on every thread. */
+static int diff_pass(int pass, dbtr_precision p, size_t n, const dbtr_diff_source *src, const dbtr_display_scale *scale,
+                     dbtr__part *part, const size_t *at, uint64_t *large) {
+  size_t es = dbtr_precision_size(p);
+  for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
+    c1 = piece_end(n, c0, src->piece);
+    size_t lo = chunk_lo(n, c0);
+    const void *a, *b;
+    int rc = src->read(src->user, lo, chunk_lo(n, c1), &a, &b);
+    if (rc) return rc;
+#pragma omp parallel for schedule(static)
+    for (int c = c0; c < c1; c++) {
+      size_t off = (chunk_lo(n, c) - lo) * es, m = chunk_lo(n, c + 1) - chunk_lo(n, c);
+      const char *ca = (const char *)a + off, *cb = (const char *)b + off;
+      if (pass == 0 && p == DBTR_PREC_FLOAT) part_f((const float *)ca, (const float *)cb, m, scale, &part[c]);
+      if (pass == 0 && p != DBTR_PREC_FLOAT) part_d((const double *)ca, (const double *)cb, m, scale, &part[c]);
+      if (pass == 1 && p == DBTR_PREC_FLOAT) large_f((const float *)ca, (const float *)cb, m, large + at[c]);
+      if (pass == 1 && p != DBTR_PREC_FLOAT) large_d((const double *)ca, (const double *)cb, m, large + at[c]);
+    }
+  }
+  return 0;
+}
+
+int dbtr_diff_stats_read(dbtr_precision p, size_t n, const dbtr_diff_source *src, const dbtr_display_scale *scale,
+                         dbtr_diff_stats *out) {
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  if (n == 0) return 0;
+  if (p != DBTR_PREC_FLOAT && p != DBTR_PREC_DOUBLE) return dbtr_err(DBTR_EINVAL, "comparison: float or double only");
+  dbtr__part *part;
+  int rc = dbtr_alloc((void **)&part, DBTR__CHUNKS, sizeof *part, "comparison");
+  if (rc) return rc;
+  if ((rc = diff_pass(0, p, n, src, scale, part, NULL, NULL))) {
+    free(part);
+    return rc;
+  }
+  double sum_abs = 0.0, sum_d2 = 0.0, sum_b2 = 0.0, max_b = 0.0;
+  for (int c = 0; c < DBTR__CHUNKS; c++) {
+    out->n_differ += part[c].n_differ;
+    out->beyond_4ulp += part[c].beyond_4ulp;
+    if (part[c].max_b > max_b) max_b = part[c].max_b;
+    out->n_differ_u16 += part[c].n_differ_u16;
+    if (part[c].max_ulp > out->max_ulp) out->max_ulp = part[c].max_ulp;
+    if (part[c].max_abs > out->max_abs || isnan(part[c].max_abs)) out->max_abs = part[c].max_abs;
+    sum_abs += part[c].sum_abs;
+    sum_d2 += part[c].sum_d2;
+    sum_b2 += part[c].sum_b2;
+  }
+  out->mean_abs = sum_abs / (double)n;
+  out->scale_ulp = out->max_abs / (p == DBTR_PREC_FLOAT ? ulp_at_f(max_b) : ulp_at_d(max_b));
+  out->rel_l2 = sum_b2 > 0.0 ? sqrt(sum_d2 / sum_b2) : (sum_d2 > 0.0 ? (double)INFINITY : 0.0);
+  rc = median_of(part, n, out);
+  if (rc == 1) {
+    /* The median lies among the large distances: gather them, chunk by chunk, and select. */
+    size_t at[DBTR__CHUNKS], m = 0, k = n / 2;
+    uint64_t *large;
+    for (int c = 0; c < DBTR__CHUNKS; c++) {
+      at[c] = m;
+      m += part[c].n_large;
+    }
+    for (size_t v = 0; v < DBTR__SMALL; v++)
+      for (int c = 0; c < DBTR__CHUNKS; c++) k -= part[c].small[v];
+    if (!(rc = dbtr_alloc((void **)&large, m, sizeof *large, "comparison"))) {
+      if (!(rc = diff_pass(1, p, n, src, NULL, NULL, at, large))) out->median_ulp = select_kth(large, m, k);
+      free(large);
+    }
+  }
+  free(part);
+  return rc;
+}
+
+/* The source of two whole arrays in memory, in one piece: a of ea-byte elements, b of eb. */
+typedef struct {
+  const char *a, *b;
+  size_t ea, eb;
+} whole;
+
+static int read_whole(void *user, size_t lo, size_t hi, const void **a, const void **b) {
+  (void)hi;
+  const whole *w = user;
+  *a = w->a + lo * w->ea;
+  *b = w->b + lo * w->eb;
+  return 0;
+}
+
+int dbtr_diff_stats_f(const float *a, const float *b, size_t n, const dbtr_display_scale *scale, dbtr_diff_stats *out) {
+  whole w = {(const char *)a, (const char *)b, sizeof *a, sizeof *b};
+  dbtr_diff_source src = {read_whole, &w, n};
+  return dbtr_diff_stats_read(DBTR_PREC_FLOAT, n, &src, scale, out);
+}
+
+int dbtr_diff_stats_d(const double *a, const double *b, size_t n, const dbtr_display_scale *scale,
+                      dbtr_diff_stats *out) {
+  whole w = {(const char *)a, (const char *)b, sizeof *a, sizeof *b};
+  dbtr_diff_source src = {read_whole, &w, n};
+  return dbtr_diff_stats_read(DBTR_PREC_DOUBLE, n, &src, scale, out);
+}
 
 /* ||d|| / ||b|| from the chunks' sums of d^2 and b^2, added in chunk order. */
 static double rel_of(const double (*sum)[2]) {
@@ -208,42 +281,61 @@ static double rel_of(const double (*sum)[2]) {
   return b2 > 0.0 ? sqrt(d2 / b2) : (d2 > 0.0 ? (double)INFINITY : 0.0);
 }
 
-double dbtr_rel_l2_d(dbtr_precision pa, const void *a, const double *b, size_t n) {
+int dbtr_rel_l2_read(dbtr_precision pa, size_t n, const dbtr_diff_source *src, double *out) {
   double sum[DBTR__CHUNKS][2];
+  size_t es = dbtr_precision_size(pa);
+  for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
+    c1 = piece_end(n, c0, src->piece);
+    size_t lo = chunk_lo(n, c0);
+    const void *a, *bv;
+    int rc = src->read(src->user, lo, chunk_lo(n, c1), &a, &bv);
+    if (rc) return rc;
+    const double *b = bv;
 #pragma omp parallel for schedule(static)
-  for (int c = 0; c < DBTR__CHUNKS; c++) {
-    size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS;
-    double d2 = 0.0, b2 = 0.0;
-    for (size_t i = lo; i < hi; i++) {
-      double x = pa == DBTR_PREC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i], d = x - b[i];
-      d2 += d * d;
-      b2 += b[i] * b[i];
+    for (int c = c0; c < c1; c++) {
+      double d2 = 0.0, b2 = 0.0;
+      for (size_t i = chunk_lo(n, c) - lo; i < chunk_lo(n, c + 1) - lo; i++) {
+        const char *ai = (const char *)a + i * es;
+        double x = pa == DBTR_PREC_FLOAT ? (double)*(const float *)ai : *(const double *)ai, d = x - b[i];
+        d2 += d * d;
+        b2 += b[i] * b[i];
+      }
+      sum[c][0] = d2;
+      sum[c][1] = b2;
     }
-    sum[c][0] = d2;
-    sum[c][1] = b2;
   }
-  return rel_of((const double(*)[2])sum);
+  *out = rel_of((const double(*)[2])sum);
+  return 0;
 }
 
-void dbtr_rounding_rel_l2(const dbtr_dd *x, const float *xf, size_t n, double *rel_f, double *rel_d) {
+int dbtr_rounding_rel_l2_read(size_t n, const dbtr_diff_source *src, double *rel_f, double *rel_d) {
   double sf[DBTR__CHUNKS][2], sd[DBTR__CHUNKS][2];
+  for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
+    c1 = piece_end(n, c0, src->piece);
+    size_t lo = chunk_lo(n, c0);
+    const void *xv, *fv;
+    int rc = src->read(src->user, lo, chunk_lo(n, c1), &xv, &fv);
+    if (rc) return rc;
+    const dbtr_dd *x = xv;
+    const float *xf = fv;
 #pragma omp parallel for schedule(static)
-  for (int c = 0; c < DBTR__CHUNKS; c++) {
-    size_t lo = n * (size_t)c / DBTR__CHUNKS, hi = n * (size_t)(c + 1) / DBTR__CHUNKS;
-    double f2 = 0.0, d2 = 0.0, x2 = 0.0;
-    for (size_t i = lo; i < hi; i++) {
-      /* xf - hi is exact (the two are within a factor of 2 of each other, or xf is 0, where
-       * hi is below float's range), so the float error xf - (hi + lo) is rounded once. hi's
-       * square stands for x's: they differ by 2^-52 relative. */
-      double f = ((double)xf[i] - x[i].hi) - x[i].lo;
-      f2 += f * f;
-      d2 += x[i].lo * x[i].lo;
-      x2 += x[i].hi * x[i].hi;
+    for (int c = c0; c < c1; c++) {
+      double f2 = 0.0, d2 = 0.0, x2 = 0.0;
+      for (size_t i = chunk_lo(n, c) - lo; i < chunk_lo(n, c + 1) - lo; i++) {
+        /* xf - hi is exact (the two are within a factor of 2 of each other, or xf is 0, where
+         * hi is below float's range), so the float error xf - (hi + lo) is rounded once. hi's
+         * square stands for x's: they differ by 2^-52 relative. */
+        double f = ((double)xf[i] - x[i].hi) - x[i].lo;
+        f2 += f * f;
+        d2 += x[i].lo * x[i].lo;
+        x2 += x[i].hi * x[i].hi;
+      }
+      sf[c][0] = f2;
+      sd[c][0] = d2;
+      sf[c][1] = sd[c][1] = x2;
     }
-    sf[c][0] = f2;
-    sd[c][0] = d2;
-    sf[c][1] = sd[c][1] = x2;
   }
   *rel_f = rel_of((const double(*)[2])sf);
   *rel_d = rel_of((const double(*)[2])sd);
+  return 0;
 }

@@ -212,6 +212,19 @@ int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol) {
                                             : cpu_dd_back_all(&p->dd, proj, vol);
 }
 
+/* 1 where every view's footprints pass sep_feet (in double): the CPU backend then makes its
+ * ray records one view at a time (recon/cpu_impl.h, sep_init). */
+static int feet_separable(const dbtr_geom *g, const dbtr_grid *grid) {
+  int flag = 0;
+  for (size_t k = 0; k < g->n_views && !flag; k++)
+    for (size_t z = 0; z < grid->nz && !flag; z++) {
+      dbtr_footprint_d fd;
+      dbtr_footprint_reduce(g, grid, k, z, &fd);
+      dbtr__cpu_sep_feet_d(&fd, 1, 1, &flag);
+    }
+  return !flag;
+}
+
 double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid) {
   double n_proj = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz, vz = (double)g->n_views * (double)grid->nz;
@@ -220,8 +233,10 @@ double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_g
   double slots =
       (double)(sizeof(dbtr_slots) + (f ? sizeof(dbtr_slotw_f) : d ? sizeof(dbtr_slotw_d) : sizeof(dbtr_slotw_dd)));
   double sep = vz * (((double)g->n_rows + (double)g->n_cols) * cross + ((double)grid->nx + (double)grid->ny) * slots);
-  /* Per pixel: a ray record of 4 (in double for float), the length, y, i0, the projection and
-   * the two pixel terms. */
+  /* Per pixel: the length, y, i0, the projection and the two pixel terms; and a ray record of 4
+   * (in double for float), of every pixel where the views are not separable, else of one
+   * view's at a time through the set-up. */
   double record = 4.0 * (double)dbtr_precision_size(f ? DBTR_PREC_DOUBLE : p);
-  return (double)dbtr_precision_size(p) * (6.0 * n_proj + n_vox) + record * n_proj + sep;
+  double records = feet_separable(g, grid) ? (double)g->n_rows * (double)g->n_cols : n_proj;
+  return (double)dbtr_precision_size(p) * (6.0 * n_proj + n_vox) + record * records + sep;
 }

@@ -15,10 +15,10 @@
 #include "recon/geom.h"
 
 /* Bytes a CPU backend (dbtr_cpu_backend_create) allocates for geometry g and grid in
- * precision p: the ray records (4 per pixel) and lengths, the data, i0, forward projections
- * and two pixel terms, the volume, and the separable tables (recon/cpu_impl.h, backend_create
- * and sep_init); the footprints and per-row sums are small beside them. For the up-front
- * memory check. */
+ * precision p, at most: the ray records (4 per pixel, of one view at a time where the views
+ * are separable) and lengths, the data, i0, forward projections and two pixel terms, the
+ * volume, and the separable tables (recon/cpu_impl.h, backend_create and sep_init); the
+ * footprints and per-row sums are small beside them. For the up-front memory check. */
 double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid);
 
 /* Threads the CPU code will use for a request (0 = all). */

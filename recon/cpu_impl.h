@@ -23,7 +23,7 @@ typedef struct {
   int nx, ny, nz, n_rows, n_cols;
   size_t n_views, n_pix, n_vox;
   int threads;
-  CR *rays;   /* (n_views, n_rows, n_cols, 4) ray records; NULL once the separable tables hold what they give */
+  CR *rays;   /* (n_views, n_rows, n_cols, 4) ray records; NULL where the separable tables hold what they give */
   CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
   CFOOT *foot; /* (n_views, nz) */
   int sep;    /* 1: every view is separable and the projectors use the tables */
@@ -60,54 +60,76 @@ static CSEP CF(sep_view)(const CF(tables) * t, size_t k, int *flag) {
   return s;
 }
 
-/* Builds the separable tables with the shared builder (recon/separable.h), each view's steps
- * on one thread, and sets t->sep when every view passes its checks. The checks are those of
- * the ray records (sep_rays) and of the footprints (sep_feet, which implies sep_check's: that
- * one costs a candidate span per voxel and view, as much as a third of a per-pixel back
- * projection), and the slots' sizes (sep_slots). The first two come first, so that a
- * geometry that is not separable (a turned detector) allocates nothing; where the last
- * fails, the tables are freed. Either way the per-pixel forms run then. */
-static int CF(sep_init)(CF(tables) * t) {
+/* View k's ray records into rays (n_pix of 4) and its path lengths into t->lens, its rows
+ * on every thread. */
+static void CF(view_rays)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid, size_t k, CR *rays) {
+  CVIEW v;
+  CVIEW_OF(g, grid, k, &v);
+  CT *lens = t->lens + k * t->n_pix;
+  int nr = t->n_rows, nc = t->n_cols;
+#pragma omp parallel for schedule(static) num_threads(t->threads)
+  for (int r = 0; r < nr; r++)
+    for (int c = 0; c < nc; c++) {
+      size_t p = (size_t)r * (size_t)nc + (size_t)c;
+      lens[p] = PF(ray_setup)(&v, r, c, rays + 4 * p);
+    }
+}
+
+/* Builds the separable tables with the shared builder (recon/separable.h) and the path
+ * lengths, and sets t->sep when every view passes its checks: those of the footprints first
+ * (sep_feet, which implies sep_check's: that one costs a candidate span per voxel and view,
+ * as much as a third of a per-pixel back projection), so that a geometry that is not
+ * separable (a turned detector) allocates nothing; then, a view at a time, those of its ray
+ * records (sep_rays) and its slots' sizes (sep_slots). Through the tables nothing reads a ray
+ * record again, so only one view's are made at a time, 4 values a pixel that a siemens
+ * backend in double would otherwise hold as 8 GB through its set-up. Where a check fails,
+ * the tables are freed and the per-pixel forms run (tables_init then makes every record). */
+static int CF(sep_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid) {
   int *flags, rc;
   long long nv = (long long)t->n_views;
   int nz = t->nz, nr = t->n_rows, nc = t->n_cols, nx = t->nx, ny = t->ny, found = 0;
   if ((rc = dbtr_alloc((void **)&flags, t->n_views, sizeof *flags, "separable checks"))) return rc;
   memset(flags, 0, t->n_views * sizeof *flags);
 #pragma omp parallel for schedule(static) num_threads(t->threads)
-  for (long long k = 0; k < nv; k++) {
-    PF(sep_rays)(t->rays + 4 * (size_t)k * t->n_pix, 1, nr, nc, &flags[k]);
-    PF(sep_feet)(t->foot + (size_t)k * (size_t)nz, 1, nz, &flags[k]);
-  }
+  for (long long k = 0; k < nv; k++) PF(sep_feet)(t->foot + (size_t)k * (size_t)nz, 1, nz, &flags[k]);
   for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
-  size_t vz = t->n_views * (size_t)nz, ncx, ncy, nsx, nsy;
+  size_t vz = t->n_views * (size_t)nz, ncx, ncy, nsx, nsy, n_rec;
   CSEP *s = &t->tabs;
+  CR *rays = NULL;
   if (!found && !(rc = dbtr_size_mul(vz, (size_t)nc, &ncx, "separable tables")) &&
       !(rc = dbtr_size_mul(vz, (size_t)nr, &ncy, "separable tables")) &&
       !(rc = dbtr_size_mul(vz, (size_t)nx, &nsx, "separable tables")) &&
       !(rc = dbtr_size_mul(vz, (size_t)ny, &nsy, "separable tables")) &&
+      !(rc = dbtr_size_mul(t->n_pix, 4, &n_rec, "ray records")) &&
+      !(rc = dbtr_alloc((void **)&rays, n_rec, sizeof *rays, "ray records")) &&
       !(rc = dbtr_alloc((void **)&s->cx, ncx, sizeof *s->cx, "separable tables")) &&
       !(rc = dbtr_alloc((void **)&s->cy, ncy, sizeof *s->cy, "separable tables")) &&
       !(rc = dbtr_alloc((void **)&s->xs, nsx, sizeof *s->xs, "separable tables")) &&
       !(rc = dbtr_alloc((void **)&s->ys, nsy, sizeof *s->ys, "separable tables")) &&
       !(rc = dbtr_alloc((void **)&s->xw, nsx, sizeof *s->xw, "separable tables")) &&
       !(rc = dbtr_alloc((void **)&s->yw, nsy, sizeof *s->yw, "separable tables"))) {
-#pragma omp parallel for schedule(static) num_threads(t->threads)
-    for (long long k = 0; k < nv; k++) {
-      CSEP v = CF(sep_view)(t, (size_t)k, &flags[k]);
-      PF(sep_cross)(t->rays + 4 * (size_t)k * t->n_pix, 1, nz, nr, nc, nx, ny, v.cx, v.cy);
-      PF(sep_slots)(t->foot + (size_t)k * (size_t)nz, 1, nz, nr, nc, nx, ny, v);
+    for (size_t k = 0; k < t->n_views && !found; k++) {
+      CF(view_rays)(t, g, grid, k, rays);
+      PF(sep_rays)(rays, 1, nr, nc, &flags[k]);
+      CSEP v = CF(sep_view)(t, k, &flags[k]);
+      if (!flags[k]) PF(sep_cross)(rays, 1, nz, nr, nc, nx, ny, v.cx, v.cy);
+      if (!flags[k]) PF(sep_slots)(t->foot + k * (size_t)nz, 1, nz, nr, nc, nx, ny, v);
+      found |= flags[k];
     }
-    for (size_t k = 0; k < t->n_views; k++) found |= flags[k];
     t->sep = !found;
   }
   if (!t->sep) CF(sep_free)(s);
-  /* Through the tables nothing reads a ray record again: their 4 values a pixel, 40% of a
-   * backend's memory, go now (a siemens backend in double: 8 of 24 GB). */
-  if (t->sep) {
-    free(t->rays);
-    t->rays = NULL;
-  }
+  free(rays);
   free(flags);
+  return rc;
+}
+
+/* Every view's ray records, for the per-pixel forms, with the path lengths. */
+static int CF(rays_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid) {
+  size_t n_rec;
+  int rc = dbtr_size_mul(t->n_views * t->n_pix, 4, &n_rec, "ray records");
+  if (!rc) rc = dbtr_alloc((void **)&t->rays, n_rec, sizeof(CR), "ray records");
+  for (size_t k = 0; k < t->n_views && !rc; k++) CF(view_rays)(t, g, grid, k, t->rays + 4 * k * t->n_pix);
   return rc;
 }
 
@@ -124,35 +146,22 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
   t->n_views = g->n_views;
   t->n_pix = g->n_rows * g->n_cols;
   t->threads = dbtr_cpu_threads(threads);
-  size_t n_proj, n_rec;
-  if ((rc = dbtr_geom_proj_count(g, &n_proj)) || (rc = dbtr_grid_count(grid, &t->n_vox)) ||
-      (rc = dbtr_size_mul(n_proj, 4, &n_rec, "ray records")))
-    return rc;
-  if ((rc = dbtr_alloc((void **)&t->rays, n_rec, sizeof(CR), "ray records")) ||
-      (rc = dbtr_alloc((void **)&t->lens, n_proj, sizeof(CT), "ray lengths")) ||
+  size_t n_proj;
+  if ((rc = dbtr_geom_proj_count(g, &n_proj)) || (rc = dbtr_grid_count(grid, &t->n_vox))) return rc;
+  if ((rc = dbtr_alloc((void **)&t->lens, n_proj, sizeof(CT), "ray lengths")) ||
       (rc = dbtr_alloc((void **)&t->foot, g->n_views * grid->nz, sizeof(CFOOT), "footprints"))) {
     CF(tables_free)(t);
     return rc;
   }
-  for (size_t k = 0; k < g->n_views; k++) {
-    CVIEW v;
-    CVIEW_OF(g, grid, k, &v);
+  for (size_t k = 0; k < g->n_views; k++)
     for (size_t z = 0; z < grid->nz; z++) {
       dbtr_footprint_d fd;
       dbtr_footprint_reduce(g, grid, k, z, &fd);
       CFOOT_CONVERT(&fd, &t->foot[k * grid->nz + z]);
     }
-    CR *rays = t->rays + 4 * k * t->n_pix;
-    CT *lens = t->lens + k * t->n_pix;
-    int nr = t->n_rows, nc = t->n_cols;
-#pragma omp parallel for schedule(static) num_threads(t->threads)
-    for (int r = 0; r < nr; r++)
-      for (int c = 0; c < nc; c++) {
-        size_t p = (size_t)r * (size_t)nc + (size_t)c;
-        lens[p] = PF(ray_setup)(&v, r, c, rays + 4 * p);
-      }
-  }
-  if ((rc = CF(sep_init)(t))) CF(tables_free)(t);
+  rc = CF(sep_init)(t, g, grid);
+  if (!rc && !t->sep) rc = CF(rays_init)(t, g, grid);
+  if (rc) CF(tables_free)(t);
   return rc;
 }
 
@@ -351,6 +360,11 @@ static int CF(backend_get_projections)(dbtr_backend *b, void *out) {
   return 0;
 }
 
+static const void *CF(backend_host_state)(dbtr_backend *b, int proj) {
+  CF(backend) *s = b->impl;
+  return proj ? (const void *)s->proj : (const void *)s->vol;
+}
+
 static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
   *out = NULL;
   dbtr_backend *b = calloc(1, sizeof *b);
@@ -384,6 +398,7 @@ static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
   b->get_volume = CF(backend_get_volume);
   b->set_volume = CF(backend_set_volume);
   b->get_projections = CF(backend_get_projections);
+  b->host_state = CF(backend_host_state);
   *out = b;
   return 0;
 }

@@ -113,29 +113,38 @@ static size_t referee_slot(const dbtr_validate *v, size_t it, int proj, dbtr_pre
 }
 static size_t final_slots(const dbtr_validate *v) { return vol_slot(v, DBTR_VREF_COUNT, 0) + 4 * v->iterations; }
 
-/* What the run holds besides the recording: its comparison buffers (a volume and a
- * projection stack each in pv, pp and rv, rp in double, and cv, cp in float; with the referee
- * xv, xp in double and xfv, xfp in float too) and the largest backend it runs on the host, a
- * CPU reference or the referee, whose stage also holds its state in double-double. */
+/* What the run holds besides the recording, at its largest stage: first each CPU reference's
+ * backend, whose state is recorded from its own memory (host_state), and the referee's (on the
+ * CPU its backend; on the GPU a copy of its state in double-double, read back); then the paths,
+ * each one's state (pv, pp) and its backend when it runs on the CPU. The comparisons read
+ * the recording a piece at a time (bd, bf) throughout. */
 static double working_bytes(const dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
-  double n = (double)m->n_vox + (double)m->n_proj;
-  dbtr_precision p = v->have_ref[DBTR_VREF_DOUBLE] ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
-  if (v->referee == DBTR_REFEREE_CPU) p = DBTR_PREC_DD;
-  double buffers = n * (2.0 * 8.0 + 4.0) + (v->referee ? n * (8.0 + 4.0 + 16.0) : 0.0);
-  return buffers + dbtr_cpu_backend_bytes(p, m->prob.geom, m->prob.grid);
+  const dbtr_geom *g = m->prob.geom;
+  const dbtr_grid *grid = m->prob.grid;
+  double nv = (double)m->n_vox, np = (double)m->n_proj, stage = 0.0, paths = 0.0;
+  for (int r = 0; r < DBTR_VREF_COUNT; r++)
+    if (v->have_ref[r]) stage = fmax(stage, dbtr_cpu_backend_bytes(ref_prec((dbtr_vref)r), g, grid));
+  if (v->referee == DBTR_REFEREE_CPU) stage = fmax(stage, dbtr_cpu_backend_bytes(DBTR_PREC_DD, g, grid));
+  if (v->referee == DBTR_REFEREE_GPU) stage = fmax(stage, fmax(nv, np) * (double)sizeof(dbtr_dd));
+  for (size_t i = 0; i < v->n_paths; i++) {
+    const dbtr_vpath *p = &v->paths[i];
+    if (!p->is_gpu && !p->replays) paths = fmax(paths, dbtr_cpu_backend_bytes(p->prec, g, grid));
+  }
+  paths += (nv + np) * (double)v->state_size;
+  return fmax(stage, paths) + (double)v->piece * (double)(sizeof(double) + sizeof(float));
 }
 
 /* The memory the recording may take: what opts gives, or what is available less the
- * working set, which must fit itself; negative when nothing is known. */
+ * working set, which must fit itself, up to DBTR_VALIDATE_RECORD_MEMORY. */
 static int record_memory(dbtr_validate *v) {
-  if (v->o.record_memory) {
-    v->memory_bytes = (double)v->o.record_memory;
-    return 0;
-  }
   double work = working_bytes(v), avail = dbtr_mem_available();
   int rc = dbtr_mem_check(work, "the comparison (its buffers and the CPU reference)");
-  v->memory_bytes = avail < 0.0 ? -1.0 : avail - work;
+  if (v->o.record_memory) {
+    v->memory_bytes = (double)v->o.record_memory;
+    return rc;
+  }
+  v->memory_bytes = avail < 0.0 ? DBTR_VALIDATE_RECORD_MEMORY : fmin(avail - work, DBTR_VALIDATE_RECORD_MEMORY);
   return rc;
 }
 
@@ -169,7 +178,7 @@ static int open_store(dbtr_validate *v) {
   }
   for (size_t i = 0; i < n; i++) v->record_bytes += (double)sizes[i];
   if (!rc) rc = record_memory(v);
-  v->spilled = v->memory_bytes >= 0.0 && v->record_bytes > v->memory_bytes;
+  v->spilled = v->record_bytes > v->memory_bytes;
   const char *dir = v->o.spill_dir, *tmp = getenv("TMPDIR");
   if (!dir) dir = tmp && *tmp ? tmp : "/tmp";
   snprintf(v->spill_dir, sizeof v->spill_dir, "%s", dir);
@@ -207,33 +216,33 @@ static int probe_gpu(dbtr_validate *v) {
 /* The references, which path replays one, the recording, the buffers. */
 static int prepare(dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
-  int rc, need_float = 0;
+  int rc;
   for (size_t i = 0; i < v->n_paths; i++) v->have_ref[v->paths[i].ref] = 1;
   for (size_t i = 0; i < v->n_paths; i++) {
     dbtr_vpath *p = &v->paths[i];
     /* A CPU path on the problem's threads computes its precision's reference bit for bit; free-running, it would
      * only repeat it. cpu-1-thread runs: its point is that another thread count gives the same bits. */
     p->replays = !p->is_gpu && !p->threads && !v->lockstep && v->have_ref[own_ref(p->prec)];
-    need_float |= p->prec == DBTR_PREC_FLOAT && p->ref == DBTR_VREF_DOUBLE;
     v->referee_float |= v->referee && p->prec == DBTR_PREC_FLOAT;
   }
+  size_t nmax = m->n_vox > m->n_proj ? m->n_vox : m->n_proj;
+  v->piece = dbtr_diff_read_max(nmax, nmax / 8);
+  for (size_t i = 0; i < v->n_paths; i++) {
+    size_t es = dbtr_precision_size(v->paths[i].prec);
+    if (es > v->state_size) v->state_size = es;
+  }
   for (int r = 0; r < DBTR_VREF_COUNT; r++)
-    if (v->have_ref[r] && (rc = dbtr_alloc((void **)&v->ref_dev[r], v->iterations, sizeof(double), "validate")))
+    if (v->have_ref[r] && ((rc = dbtr_alloc((void **)&v->ref_dev[r], v->iterations, sizeof(double), "validate")) ||
+                           (rc = dbtr_alloc((void **)&v->ref_max[r], 2 * v->iterations, sizeof(double), "validate"))))
       return rc;
-  if ((rc = probe_gpu(v)) || (rc = open_store(v)) || (rc = dbtr_alloc(&v->pv, m->n_vox, sizeof(double), "volume")) ||
-      (rc = dbtr_alloc(&v->pp, m->n_proj, sizeof(double), "projections")) ||
-      (rc = dbtr_alloc(&v->rv, m->n_vox, sizeof(double), "volume")) ||
-      (rc = dbtr_alloc(&v->rp, m->n_proj, sizeof(double), "projections")))
+  /* The paths' states are touched only once the references are recorded, so their pages
+   * take no memory while a reference's backend does. */
+  if ((rc = probe_gpu(v)) || (rc = open_store(v)) || (rc = dbtr_alloc(&v->pv, m->n_vox, v->state_size, "volume")) ||
+      (rc = dbtr_alloc(&v->pp, m->n_proj, v->state_size, "projections")) ||
+      (rc = dbtr_alloc((void **)&v->bd, v->piece, sizeof(double), "comparison")) ||
+      (rc = dbtr_alloc((void **)&v->bf, v->piece, sizeof(float), "comparison")))
     return rc;
-  if (need_float && ((rc = dbtr_alloc((void **)&v->cv, m->n_vox, sizeof(float), "volume")) ||
-                     (rc = dbtr_alloc((void **)&v->cp, m->n_proj, sizeof(float), "projections"))))
-    return rc;
-  if (v->referee && ((rc = dbtr_alloc((void **)&v->best, v->iterations, sizeof *v->best, "validate")) ||
-                     (rc = dbtr_alloc((void **)&v->xv, m->n_vox, sizeof(double), "volume")) ||
-                     (rc = dbtr_alloc((void **)&v->xp, m->n_proj, sizeof(double), "projections")) ||
-                     (rc = dbtr_alloc((void **)&v->xfv, m->n_vox, sizeof(float), "volume")) ||
-                     (rc = dbtr_alloc((void **)&v->xfp, m->n_proj, sizeof(float), "projections"))))
-    return rc;
+  if (v->referee && (rc = dbtr_alloc((void **)&v->best, v->iterations, sizeof *v->best, "validate"))) return rc;
   return 0;
 }
 
@@ -261,20 +270,40 @@ const char *dbtr_validate_referee_name(dbtr_referee_at at) {
   return at == DBTR_REFEREE_GPU ? "gpu:dd" : at == DBTR_REFEREE_CPU ? "cpu-dd" : NULL;
 }
 
-/* The recorded state of reference r at iteration it (the volume after it, or with proj the
- * projections made during it), in precision p: read into rv or rp, and for a float path
- * against the double reference rounded into cv or cp. */
-static int ref_state(const dbtr_validate *v, dbtr_vref r, size_t it, int proj, dbtr_precision p, const void **out) {
-  void *buf = proj ? v->rp : v->rv;
-  int rc = dbtr__vstore_get(v->store, proj ? proj_slot(v, r, it) : vol_slot(v, r, it), buf);
-  if (rc) return rc;
-  *out = buf;
-  if (ref_prec(r) != p) {
-    float *c = proj ? v->cp : v->cv;
-    dbtr_convert_to_float(ref_prec(r), buf, proj ? v->m->n_proj : v->m->n_vox, c);
-    *out = c;
+/* Elements [lo, hi) of a recorded slot of precision `from` (float or double), in precision
+ * `to` (the same, or float from double, rounded), into *out: a pointer into the recording
+ * where it is in memory and nothing is to be rounded, else into the piece buffers. */
+static int slot_piece(const dbtr_validate *v, size_t slot, dbtr_precision from, dbtr_precision to, size_t lo,
+                      size_t hi, const void **out) {
+  size_t es = dbtr_precision_size(from);
+  void *buf = from == DBTR_PREC_FLOAT ? (void *)v->bf : (void *)v->bd;
+  int rc = dbtr__vstore_read(v->store, slot, lo * es, (hi - lo) * es, buf, out);
+  if (rc || from == to) return rc;
+  dbtr_convert_to_float(from, *out, hi - lo, v->bf);
+  *out = v->bf;
+  return 0;
+}
+
+/* A whole recorded slot of precision from, in precision to, into out (n elements), a piece at
+ * a time. */
+static int slot_whole(const dbtr_validate *v, size_t slot, dbtr_precision from, dbtr_precision to, size_t n,
+                      void *out) {
+  size_t es = dbtr_precision_size(to);
+  for (size_t lo = 0; lo < n; lo += v->piece) {
+    size_t hi = n - lo > v->piece ? lo + v->piece : n;
+    const void *at;
+    int rc = slot_piece(v, slot, from, to, lo, hi, &at);
+    if (rc) return rc;
+    memcpy((char *)out + lo * es, at, (hi - lo) * es);
   }
   return 0;
+}
+
+/* The recorded state of reference r at iteration it (the volume after it, or with proj the
+ * projections made during it), in precision p, into out. */
+static int ref_state(const dbtr_validate *v, dbtr_vref r, size_t it, int proj, dbtr_precision p, void *out) {
+  return slot_whole(v, proj ? proj_slot(v, r, it) : vol_slot(v, r, it), ref_prec(r), p,
+                    proj ? v->m->n_proj : v->m->n_vox, out);
 }
 
 /* The largest of 0 and a's values (NaN skipped), on every thread: a maximum is one value
@@ -290,11 +319,26 @@ static double max_of(dbtr_precision p, const void *a, size_t n) {
   return m;
 }
 
-/* a against the reference b, with the 16-bit display scale running from 0 to b's maximum. */
-static int stats(dbtr_precision p, const void *a, const void *b, size_t n, dbtr_diff_stats *out) {
-  dbtr_display_scale sc = {0.0, max_of(p, b, n)};
-  const dbtr_display_scale *s = sc.hi > 0.0 ? &sc : NULL;
-  return p == DBTR_PREC_FLOAT ? dbtr_diff_stats_f(a, b, n, s, out) : dbtr_diff_stats_d(a, b, n, s, out);
+/* A path's array in memory against a recorded slot, read a piece at a time: a dbtr_diff_source. */
+typedef struct {
+  const dbtr_validate *v;
+  const char *a;
+  size_t es;                 /* a's element size */
+  size_t slot;
+  dbtr_precision from, to;   /* the slot's precision and the one compared in (a's) */
+} slot_pair;
+
+static int read_slot_pair(void *user, size_t lo, size_t hi, const void **a, const void **b) {
+  const slot_pair *s = user;
+  *a = s->a + lo * s->es;
+  return slot_piece(s->v, s->slot, s->from, s->to, lo, hi, b);
+}
+
+/* a (of precision pa) against slot (of precision from), read in precision to. */
+static dbtr_diff_source slot_source(const dbtr_validate *v, slot_pair *s, const void *a, dbtr_precision pa, size_t slot,
+                                    dbtr_precision from, dbtr_precision to) {
+  *s = (slot_pair){v, a, dbtr_precision_size(pa), slot, from, to};
+  return (dbtr_diff_source){read_slot_pair, s, v->piece};
 }
 
 static void on_mlem_progress(void *user, double fraction) {
@@ -328,54 +372,78 @@ static int record_reference(dbtr_validate *v, dbtr_vref r) {
   if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_mlem_progress hook;
-    if ((rc = dbtr_mlem_iterate_progress(m, b, &v->ref_dev[r][it], begin_iteration(v, it, &hook))) ||
-        (rc = b->get_volume(b, v->rv)) || (rc = dbtr__vstore_put(v->store, vol_slot(v, r, it), v->rv)) ||
-        (rc = b->get_projections(b, v->rp)))
-      break;
-    rc = dbtr__vstore_put(v->store, proj_slot(v, r, it), v->rp);
+    rc = dbtr_mlem_iterate_progress(m, b, &v->ref_dev[r][it], begin_iteration(v, it, &hook));
+    /* Recorded from the backend's own memory, with its largest value: the top of the display
+     * scale its paths are compared on. */
+    for (int proj = 0; proj < 2 && !rc; proj++) {
+      const void *x = b->host_state(b, proj);
+      v->ref_max[r][2 * it + (size_t)proj] = max_of(ref_prec(r), x, proj ? m->n_proj : m->n_vox);
+      rc = dbtr__vstore_put(v->store, proj ? proj_slot(v, r, it) : vol_slot(v, r, it), x);
+    }
   }
   dbtr_backend_destroy(&b);
   return rc;
 }
 
-/* The referee's state of iteration it, x (n double-doubles: its volume, or with proj its
- * projections), recorded rounded to double and, where kept, to float; and the best answer of
- * each precision, from x itself. */
-static int record_referee_state(dbtr_validate *v, size_t it, int proj, const dbtr_dd *x) {
-  size_t n = proj ? v->m->n_proj : v->m->n_vox;
-  double *d = proj ? v->xp : v->xv;
-  float *f = proj ? v->xfp : v->xfv;
-  double *best = proj ? v->best[it].proj : v->best[it].vol;
-  dbtr_convert_to_double(DBTR_PREC_DD, x, n, d);
-  dbtr_convert_to_float(DBTR_PREC_DD, x, n, f);
-  dbtr_rounding_rel_l2(x, f, n, &best[DBTR_PREC_FLOAT], &best[DBTR_PREC_DOUBLE]);
-  int rc = dbtr__vstore_put(v->store, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), d);
-  size_t fs = referee_slot(v, it, proj, DBTR_PREC_FLOAT);
-  if (!rc && v->store->size[fs]) rc = dbtr__vstore_put(v->store, fs, f);
+/* The referee's state of iteration it, x (its volume, or with proj its projections, in
+ * double-double), recorded a piece at a time, rounded to double and, where kept, to float; the
+ * best answer of each precision is measured from x itself as the pieces pass (a
+ * dbtr_diff_source of x and its float rounding). */
+typedef struct {
+  dbtr_validate *v;
+  const dbtr_dd *x;
+  size_t it;
+  int proj;
+} referee_pieces;
+
+static int record_referee_piece(void *user, size_t lo, size_t hi, const void **a, const void **b) {
+  const referee_pieces *r = user;
+  dbtr_validate *v = r->v;
+  size_t n = hi - lo, fs = referee_slot(v, r->it, r->proj, DBTR_PREC_FLOAT);
+  dbtr_convert_to_double(DBTR_PREC_DD, r->x + lo, n, v->bd);
+  dbtr_convert_to_float(DBTR_PREC_DD, r->x + lo, n, v->bf);
+  int rc = dbtr__vstore_write(v->store, referee_slot(v, r->it, r->proj, DBTR_PREC_DOUBLE), lo * sizeof(double),
+                              n * sizeof(double), v->bd);
+  if (!rc && v->store->size[fs]) rc = dbtr__vstore_write(v->store, fs, lo * sizeof(float), n * sizeof(float), v->bf);
+  *a = r->x + lo;
+  *b = v->bf;
   return rc;
 }
 
+static int record_referee_state(dbtr_validate *v, size_t it, int proj, const dbtr_dd *x) {
+  referee_pieces r = {v, x, it, proj};
+  dbtr_diff_source src = {record_referee_piece, &r, v->piece};
+  double *best = proj ? v->best[it].proj : v->best[it].vol;
+  return dbtr_rounding_rel_l2_read(proj ? v->m->n_proj : v->m->n_vox, &src, &best[DBTR_PREC_FLOAT],
+                                   &best[DBTR_PREC_DOUBLE]);
+}
+
 /* Runs the referee (double-double, on the CPU or the GPU) from the start volume, recording
- * its state after every iteration. Its double-double state is held only here. */
+ * its state after every iteration: from the backend's memory on the CPU, from a copy read
+ * back on the GPU, held only here. */
 static int record_referee(dbtr_validate *v) {
   const dbtr_mlem *m = v->m;
   dbtr_backend *b = NULL;
-  dbtr_dd *xv = NULL, *xp = NULL;
+  dbtr_dd *copy = NULL;
   begin_stage(v, v->referee == DBTR_REFEREE_GPU ? "referee (gpu:dd)" : "referee (cpu-dd)");
   int rc = v->referee == DBTR_REFEREE_GPU ? dbtr_gpu_backend_create(&b, DBTR_MODE_DD, &m->prob)
                                           : dbtr_cpu_backend_create(&b, DBTR_PREC_DD, &m->prob);
-  if (!rc) rc = dbtr_alloc((void **)&xv, m->n_vox, sizeof *xv, "the referee's volume");
-  if (!rc) rc = dbtr_alloc((void **)&xp, m->n_proj, sizeof *xp, "the referee's projections");
+  if (!rc && !b->host_state)
+    rc = dbtr_alloc((void **)&copy, m->n_vox > m->n_proj ? m->n_vox : m->n_proj, sizeof *copy, "the referee's state");
   if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_mlem_progress hook;
-    if ((rc = dbtr_mlem_iterate_progress(m, b, &v->best[it].deviance, begin_iteration(v, it, &hook))) ||
-        (rc = b->get_volume(b, xv)) || (rc = record_referee_state(v, it, 0, xv)) || (rc = b->get_projections(b, xp)))
-      break;
-    rc = record_referee_state(v, it, 1, xp);
+    rc = dbtr_mlem_iterate_progress(m, b, &v->best[it].deviance, begin_iteration(v, it, &hook));
+    for (int proj = 0; proj < 2 && !rc; proj++) {
+      const dbtr_dd *x = copy;
+      if (b->host_state)
+        x = b->host_state(b, proj);
+      else
+        rc = proj ? b->get_projections(b, copy) : b->get_volume(b, copy);
+      if (!rc) rc = record_referee_state(v, it, proj, x);
+    }
   }
-  free(xv);
-  free(xp);
+  free(copy);
   dbtr_backend_destroy(&b);
   return rc;
 }
@@ -393,30 +461,37 @@ static int path_state(dbtr_validate *v, dbtr_vpath *p, dbtr_backend *b, size_t i
     if ((rc = dbtr__vstore_get(v->store, vol_slot(v, own, it), v->pv))) return rc;
     return dbtr__vstore_get(v->store, proj_slot(v, own, it), v->pp);
   }
-  if (v->lockstep && it > 0) {
-    const void *start;
-    if ((rc = ref_state(v, p->ref, it - 1, 0, p->prec, &start)) || (rc = b->set_volume(b, start))) return rc;
-  }
+  if (v->lockstep && it > 0 &&
+      ((rc = ref_state(v, p->ref, it - 1, 0, p->prec, v->pv)) || (rc = b->set_volume(b, v->pv))))
+    return rc;
   if ((rc = dbtr_mlem_iterate_progress(v->m, b, &p->deviance[it], pr)) || (rc = b->get_volume(b, v->pv))) return rc;
   return b->get_projections(b, v->pp);
 }
 
+/* Path p's state of iteration it (with proj its projections, pp, else its volume, pv) against
+ * its reference's, on the display scale from 0 to the reference's largest value (rounded to
+ * p's precision, as the reference is compared in it). */
+static int compare(const dbtr_validate *v, const dbtr_vpath *p, size_t it, int proj, dbtr_diff_stats *out) {
+  slot_pair s;
+  dbtr_diff_source src = slot_source(v, &s, proj ? v->pp : v->pv, p->prec,
+                                     proj ? proj_slot(v, p->ref, it) : vol_slot(v, p->ref, it), ref_prec(p->ref), p->prec);
+  double top = v->ref_max[p->ref][2 * it + (size_t)proj];
+  dbtr_display_scale sc = {0.0, p->prec == DBTR_PREC_FLOAT ? (double)(float)top : top};
+  return dbtr_diff_stats_read(p->prec, proj ? v->m->n_proj : v->m->n_vox, &src, sc.hi > 0.0 ? &sc : NULL, out);
+}
+
 /* Compares path p's state of iteration it (pv, pp) with its reference's; row receives it. */
 static int compare_path(dbtr_validate *v, dbtr_vpath *p, size_t it, dbtr_validate_row *row) {
-  const dbtr_mlem *m = v->m;
-  const void *rv, *rp;
   int rc;
-  if ((rc = ref_state(v, p->ref, it, 0, p->prec, &rv)) || (rc = stats(p->prec, v->pv, rv, m->n_vox, &p->vol[it])) ||
-      (rc = ref_state(v, p->ref, it, 1, p->prec, &rp)) || (rc = stats(p->prec, v->pp, rp, m->n_proj, &p->proj[it])))
-    return rc;
+  if ((rc = compare(v, p, it, 0, &p->vol[it])) || (rc = compare(v, p, it, 1, &p->proj[it]))) return rc;
   if (!p->first_iter && (p->proj[it].n_differ || p->vol[it].n_differ)) {
     p->first_iter = it + 1;
     p->first_in_proj = p->proj[it].n_differ > 0;
     p->first_max_ulp = p->first_in_proj ? p->proj[it].max_ulp : p->vol[it].max_ulp;
   }
-  *row = (dbtr_validate_row){.iteration = it + 1, .path = p, .reference = dbtr_validate_ref_name(p->ref),
+  *row = (dbtr_validate_row){.run = v, .iteration = it + 1, .path = p, .reference = dbtr_validate_ref_name(p->ref),
                              .proj = &p->proj[it], .vol = &p->vol[it], .deviance = p->deviance[it],
-                             .path_proj = v->pp, .path_vol = v->pv, .ref_proj = rp, .ref_vol = rv};
+                             .path_proj = v->pp, .path_vol = v->pv};
   return 0;
 }
 
@@ -427,23 +502,24 @@ static double best_units(double rel, double best) {
   return rel > 0.0 ? (double)INFINITY : 1.0;
 }
 
-/* Path p's array a (n elements of its precision) against the referee's state of iteration
- * it: relative L2 against the referee in double, the ulps against it rounded to p's
+/* Path p's state of iteration it (with proj its projections, else its volume) against the
+ * referee's: relative L2 against the referee in double, the ulps against it rounded to p's
  * precision. */
-static int vs_referee(dbtr_validate *v, const dbtr_vpath *p, size_t it, int proj, const void *a,
-                      dbtr_referee_stats *out) {
+static int vs_referee(const dbtr_validate *v, const dbtr_vpath *p, size_t it, int proj, dbtr_referee_stats *out) {
   size_t n = proj ? v->m->n_proj : v->m->n_vox;
-  double *d = proj ? v->xp : v->xv;
-  float *f = proj ? v->xfp : v->xfv;
+  const void *a = proj ? v->pp : v->pv;
+  slot_pair s, sd;
+  dbtr_diff_source src = slot_source(v, &s, a, p->prec, referee_slot(v, it, proj, p->prec), p->prec, p->prec),
+                   src_d = slot_source(v, &sd, a, p->prec, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), DBTR_PREC_DOUBLE,
+                                       DBTR_PREC_DOUBLE);
   dbtr_diff_stats st;
-  int rc = dbtr__vstore_get(v->store, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), d);
-  if (!rc && p->prec == DBTR_PREC_FLOAT) rc = dbtr__vstore_get(v->store, referee_slot(v, it, proj, DBTR_PREC_FLOAT), f);
-  if (!rc) rc = p->prec == DBTR_PREC_FLOAT ? dbtr_diff_stats_f(a, f, n, NULL, &st) : dbtr_diff_stats_d(a, d, n, NULL, &st);
+  double rel = 0.0;
+  int rc = dbtr_diff_stats_read(p->prec, n, &src, NULL, &st);
+  if (!rc) rc = dbtr_rel_l2_read(p->prec, n, &src_d, &rel);
   if (rc) return rc;
   double best = proj ? v->best[it].proj[p->prec] : v->best[it].vol[p->prec];
-  *out = (dbtr_referee_stats){.n = n, .rel_l2 = dbtr_rel_l2_d(p->prec, a, d, n), .max_ulp = st.max_ulp,
-                              .median_ulp = st.median_ulp, .beyond_4ulp = st.beyond_4ulp, .scale_ulp = st.scale_ulp,
-                              .best = best};
+  *out = (dbtr_referee_stats){.n = n, .rel_l2 = rel, .max_ulp = st.max_ulp, .median_ulp = st.median_ulp,
+                              .beyond_4ulp = st.beyond_4ulp, .scale_ulp = st.scale_ulp, .best = best};
   out->best_units = best_units(out->rel_l2, best);
   return 0;
 }
@@ -465,7 +541,7 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
     dbtr_validate_row row;
     if ((rc = path_state(v, p, b, it)) || (rc = compare_path(v, p, it, &row))) break;
     if (v->referee) {
-      if ((rc = vs_referee(v, p, it, 1, v->pp, &p->vs_proj[it])) || (rc = vs_referee(v, p, it, 0, v->pv, &p->vs_vol[it])))
+      if ((rc = vs_referee(v, p, it, 1, &p->vs_proj[it])) || (rc = vs_referee(v, p, it, 0, &p->vs_vol[it])))
         break;
       row.vs_proj = &p->vs_proj[it];
       row.vs_vol = &p->vs_vol[it];
@@ -486,6 +562,7 @@ int dbtr_validate_run(dbtr_validate *v, dbtr_validate_row_fn on_row, void *user)
   int rc = 0;
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
     if (v->have_ref[r]) rc = record_reference(v, (dbtr_vref)r);
+  v->refs_recorded = !rc;
   if (!rc && v->referee) rc = record_referee(v);
   for (size_t i = 0; i < v->n_paths && !rc; i++) rc = run_path(v, &v->paths[i], on_row, user);
   if (!rc) v->done = v->iterations;
@@ -510,24 +587,28 @@ static void to_float(dbtr_precision p, const void *a, const void *ref, size_t n,
 
 int dbtr_validate_path_volume(dbtr_validate *v, const dbtr_vpath *p, float *vol, float *diff) {
   if (!v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has not run: no final volumes yet");
-  const void *rv = NULL;
+  size_t n = v->m->n_vox, es = dbtr_precision_size(p->prec), slot = vol_slot(v, p->ref, v->iterations - 1);
   int rc = dbtr__vstore_get(v->store, p->final_slot, v->pv);
-  if (!rc && diff) rc = ref_state(v, p->ref, v->iterations - 1, 0, p->prec, &rv);
   if (rc) return rc;
-  to_float(p->prec, v->pv, NULL, v->m->n_vox, vol);
-  if (diff) to_float(p->prec, v->pv, rv, v->m->n_vox, diff);
+  to_float(p->prec, v->pv, NULL, n, vol);
+  for (size_t lo = 0; diff && lo < n; lo += v->piece) {
+    size_t hi = n - lo > v->piece ? lo + v->piece : n;
+    const void *ref;
+    if ((rc = slot_piece(v, slot, ref_prec(p->ref), p->prec, lo, hi, &ref))) return rc;
+    to_float(p->prec, (const char *)v->pv + lo * es, ref, hi - lo, diff + lo);
+  }
   return 0;
 }
 
-int dbtr_validate_ref_volume(const dbtr_validate *v, dbtr_vref ref, float *vol) {
+int dbtr_validate_ref_state(const dbtr_validate *v, dbtr_vref ref, size_t iteration, int proj, dbtr_precision p,
+                            void *out) {
   if ((unsigned)ref >= DBTR_VREF_COUNT || !v->have_ref[ref])
     return dbtr_err(DBTR_EINVAL, "validate: the run has no %s reference", dbtr_validate_ref_name(ref));
-  if (!v->done) return dbtr_err(DBTR_EINVAL, "validate: the run has not run: no final volumes yet");
-  /* rv is scratch, not part of what the run holds, so filling it leaves v as it was. */
-  const void *rv;
-  int rc = ref_state(v, ref, v->iterations - 1, 0, ref_prec(ref), &rv);
-  if (!rc) to_float(ref_prec(ref), rv, NULL, v->m->n_vox, vol);
-  return rc;
+  if (!v->refs_recorded) return dbtr_err(DBTR_EINVAL, "validate: the references are not recorded yet");
+  if (iteration < 1 || iteration > v->iterations || (p != DBTR_PREC_FLOAT && p != ref_prec(ref)))
+    return dbtr_err(DBTR_EINVAL, "validate: no iteration %zu of the %s reference in %s", iteration,
+                    dbtr_validate_ref_name(ref), dbtr_precision_name(p));
+  return ref_state(v, ref, iteration - 1, proj, p, out);
 }
 
 int dbtr_validate_referee_state(const dbtr_validate *v, size_t iteration, int proj, dbtr_precision p, void *out) {
@@ -551,19 +632,16 @@ void dbtr_validate_close(dbtr_validate *v) {
     free(v->paths[i].deviance);
   }
   free(v->paths);
-  for (int r = 0; r < DBTR_VREF_COUNT; r++) free(v->ref_dev[r]);
+  for (int r = 0; r < DBTR_VREF_COUNT; r++) {
+    free(v->ref_dev[r]);
+    free(v->ref_max[r]);
+  }
   if (v->store) dbtr__vstore_close(v->store);
   free(v->store);
   free(v->pv);
   free(v->pp);
-  free(v->rv);
-  free(v->rp);
-  free(v->cv);
-  free(v->cp);
+  free(v->bd);
+  free(v->bf);
   free(v->best);
-  free(v->xv);
-  free(v->xp);
-  free(v->xfv);
-  free(v->xfp);
   memset(v, 0, sizeof *v);
 }

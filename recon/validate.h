@@ -34,6 +34,11 @@
 #include "recon/compare.h"
 #include "recon/mlem.h"
 
+/* What the recording may take in memory when the caller does not say (record_memory): 2 GiB,
+ * which holds a small problem's in memory; a larger one goes to the page cache, which does the
+ * same without holding memory another program may need. */
+#define DBTR_VALIDATE_RECORD_MEMORY 2147483648.0
+
 /* The CPU reference a path is compared with: the CPU in the path's own precision, or the
  * CPU in double for the CPU float path. */
 typedef enum { DBTR_VREF_FLOAT = 0, DBTR_VREF_DOUBLE = 1, DBTR_VREF_COUNT } dbtr_vref;
@@ -90,9 +95,12 @@ typedef struct {
   void (*progress)(void *user, const dbtr_validate_progress *at);
   void *progress_user;
   double progress_every;
-  /* Bytes the recording may take in memory; 0: what is available when the run opens
-   * (dbtr_mem_available: the machine's and the cgroup's, or DBTR_MEMORY_LIMIT) less the run's
-   * working buffers and largest CPU backend, which must fit (DBTR_ENOMEM otherwise). */
+  /* Bytes the recording may take in memory; 0: DBTR_VALIDATE_RECORD_MEMORY, or less where
+   * less is available when the run opens (dbtr_mem_available: the machine's and the cgroup's,
+   * or DBTR_MEMORY_LIMIT) beside the run's working set (its largest backend on the host and
+   * a path's state), which must fit (DBTR_ENOMEM otherwise). A larger recording goes to an
+   * unnamed file, which the kernel keeps in its page cache as far as memory is free, and
+   * gives back to other programs when they need it. */
   size_t record_memory;
   const char *spill_dir;     /* the folder for the recording's temporary file; NULL: $TMPDIR, else /tmp */
   /* Also run the referee, after the references, and measure every path against it. Not with
@@ -122,11 +130,13 @@ typedef struct {
   dbtr_validate_opts o;
   struct dbtr__vstore *store;
   double *ref_dev[DBTR_VREF_COUNT]; /* [iterations]: each reference's deviance */
-  void *pv, *pp;             /* a path's state: n_vox and n_proj doubles */
-  void *rv, *rp;             /* a reference's recorded state: n_vox and n_proj doubles */
-  float *cv, *cp;            /* the double reference rounded to float, for a float path */
-  double *xv, *xp;           /* the referee's recorded state rounded to double (with the referee only) */
-  float *xfv, *xfp;          /* and to float, from the double-double */
+  double *ref_max[DBTR_VREF_COUNT]; /* [2 iterations + proj]: each recorded state's largest value (0 at least) */
+  size_t state_size;         /* bytes of an element of the widest precision a path has */
+  void *pv, *pp;             /* a path's state: n_vox and n_proj elements of state_size */
+  size_t piece;              /* elements of a recorded state a comparison reads at a time */
+  double *bd;                /* a piece in double */
+  float *bf;                 /* and in float */
+  int refs_recorded;         /* 1 once the references are recorded (dbtr_validate_ref_state) */
   int referee_float;         /* 1: the referee's float rounding is recorded at every iteration (a float path needs it) */
   dbtr_validate_progress at;
   int ran;
@@ -134,15 +144,17 @@ typedef struct {
 
 /* One measured row: a path after one iteration, against its reference. The arrays hold
  * n elements of path->prec (proj->n and vol->n) and are valid during the call only; the
- * reference's are converted to the path's precision, as they were compared. */
+ * reference's state, as it was compared, is dbtr_validate_ref_state's (path->ref, iteration,
+ * path->prec). */
 typedef struct {
+  const dbtr_validate *run;  /* the run it is of */
   size_t iteration;          /* 1-based */
   const dbtr_vpath *path;
   const char *reference;     /* dbtr_validate_ref_name(path->ref) */
   const dbtr_diff_stats *proj, *vol;
   const dbtr_referee_stats *vs_proj, *vs_vol; /* against the referee; NULL without it */
   double deviance;           /* the path's Poisson deviance of the iteration */
-  const void *path_proj, *path_vol, *ref_proj, *ref_vol;
+  const void *path_proj, *path_vol;
 } dbtr_validate_row;
 
 typedef void (*dbtr_validate_row_fn)(void *user, const dbtr_validate_row *row);
@@ -176,9 +188,12 @@ double dbtr_validate_explained_share(const dbtr_validate *v, const dbtr_vpath *p
  * difference from its reference, computed in double and rounded once to float: the volumes
  * for the viewer. DBTR_EINVAL before the run has run. */
 int dbtr_validate_path_volume(dbtr_validate *v, const dbtr_vpath *p, float *vol, float *diff);
-/* After the run: the final volume of reference ref (n_vox floats); DBTR_EINVAL if the run
- * has none or has not run. */
-int dbtr_validate_ref_volume(const dbtr_validate *v, dbtr_vref ref, float *vol);
+/* Once the references are recorded (from the first row on): reference ref's recorded state
+ * after iteration `iteration` (1-based: its volume, or with proj the projections made during
+ * it) in precision p, its own or float (rounded from double): n_vox or n_proj elements into
+ * out. DBTR_EINVAL if the run has no such reference or state, or has not recorded it yet. */
+int dbtr_validate_ref_state(const dbtr_validate *v, dbtr_vref ref, size_t iteration, int proj, dbtr_precision p,
+                            void *out);
 
 /* After the run: the referee's recorded state after iteration `iteration` (1-based: its volume,
  * or with proj the projections made during it), rounded to p: DBTR_PREC_DOUBLE (the high

@@ -71,18 +71,19 @@ fail:
   return rc;
 }
 
-int dbtr__vstore_put(dbtr__vstore *s, size_t slot, const void *src) {
-  size_t n = s->size[slot];
+int dbtr__vstore_write(dbtr__vstore *s, size_t slot, size_t off, size_t n, const void *src) {
+  if (off > s->size[slot] || n > s->size[slot] - off)
+    return dbtr_err(DBTR_EINTERNAL, "validate: a write beyond a recorded state's end");
   if (s->fd < 0) {
     if (!s->mem[slot]) {
-      int rc = dbtr_alloc(&s->mem[slot], n ? n : 1, 1, "validate: recorded state");
+      int rc = dbtr_alloc(&s->mem[slot], s->size[slot] ? s->size[slot] : 1, 1, "validate: recorded state");
       if (rc) return rc;
     }
-    memcpy(s->mem[slot], src, n);
+    memcpy((char *)s->mem[slot] + off, src, n);
     return 0;
   }
   for (size_t done = 0; done < n;) {
-    ssize_t w = pwrite(s->fd, (const char *)src + done, n - done, (off_t)(s->off[slot] + done));
+    ssize_t w = pwrite(s->fd, (const char *)src + done, n - done, (off_t)(s->off[slot] + off + done));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0)
       return dbtr_err(DBTR_EIO, "validate: writing the recorded states to their temporary file: %s",
@@ -92,22 +93,35 @@ int dbtr__vstore_put(dbtr__vstore *s, size_t slot, const void *src) {
   return 0;
 }
 
-int dbtr__vstore_get(const dbtr__vstore *s, size_t slot, void *dst) {
-  size_t n = s->size[slot];
+int dbtr__vstore_read(const dbtr__vstore *s, size_t slot, size_t off, size_t n, void *buf, const void **out) {
+  if (off > s->size[slot] || n > s->size[slot] - off)
+    return dbtr_err(DBTR_EINTERNAL, "validate: a read beyond a recorded state's end");
   if (s->fd < 0) {
     if (!s->mem[slot]) return dbtr_err(DBTR_EINTERNAL, "validate: a recorded state was read before it was written");
-    memcpy(dst, s->mem[slot], n);
+    *out = (const char *)s->mem[slot] + off;
     return 0;
   }
   for (size_t done = 0; done < n;) {
-    ssize_t r = pread(s->fd, (char *)dst + done, n - done, (off_t)(s->off[slot] + done));
+    ssize_t r = pread(s->fd, (char *)buf + done, n - done, (off_t)(s->off[slot] + off + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0)
       return dbtr_err(DBTR_EIO, "validate: reading the recorded states back from their temporary file: %s",
                       r < 0 ? strerror(errno) : "the file ends early");
     done += (size_t)r;
   }
+  *out = buf;
   return 0;
+}
+
+int dbtr__vstore_put(dbtr__vstore *s, size_t slot, const void *src) {
+  return dbtr__vstore_write(s, slot, 0, s->size[slot], src);
+}
+
+int dbtr__vstore_get(const dbtr__vstore *s, size_t slot, void *dst) {
+  const void *at;
+  int rc = dbtr__vstore_read(s, slot, 0, s->size[slot], dst, &at);
+  if (!rc && at != dst) memcpy(dst, at, s->size[slot]);
+  return rc;
 }
 
 void dbtr__vstore_close(dbtr__vstore *s) {

@@ -1,8 +1,8 @@
 /* recon/validate_store.h (private to recon/validate.c): where the validation engine keeps
  * what it records, the references' states after every iteration and each path's final
  * volume: in memory when they fit, else in a temporary file that has no name, so that
- * nothing is left behind however the process ends. A fixed list of slots, each written
- * whole and read whole. */
+ * nothing is left behind however the process ends. A fixed list of slots, each written and
+ * read whole or a byte range at a time. */
 #ifndef DBTR_VALIDATE_STORE_H
 #define DBTR_VALIDATE_STORE_H
 
@@ -22,6 +22,10 @@ typedef struct dbtr__vstore {
 int dbtr__vstore_open(dbtr__vstore *s, const size_t *sizes, size_t n, int spill, const char *dir);
 int dbtr__vstore_put(dbtr__vstore *s, size_t slot, const void *src);
 int dbtr__vstore_get(const dbtr__vstore *s, size_t slot, void *dst);
+/* Bytes [off, off + n) of a slot: written from src; read into *out, which points into the
+ * slot's memory where it is in memory, else at buf, which it is read into. */
+int dbtr__vstore_write(dbtr__vstore *s, size_t slot, size_t off, size_t n, const void *src);
+int dbtr__vstore_read(const dbtr__vstore *s, size_t slot, size_t off, size_t n, void *buf, const void **out);
 void dbtr__vstore_close(dbtr__vstore *s);
 
 #endif

@@ -34,8 +34,17 @@ enum { ITERS = 3 };
 static void require_same_bits(void *user, const dbtr_validate_row *r) {
   const char *what = user;
   size_t es = dbtr_precision_size(r->path->prec);
-  int same_p = memcmp(r->path_proj, r->ref_proj, r->proj->n * es) == 0;
-  int same_v = memcmp(r->path_vol, r->ref_vol, r->vol->n * es) == 0;
+  void *ref_proj = malloc(r->proj->n * es), *ref_vol = malloc(r->vol->n * es);
+  if (!ref_proj || !ref_vol ||
+      dbtr_validate_ref_state(r->run, r->path->ref, r->iteration, 1, r->path->prec, ref_proj) ||
+      dbtr_validate_ref_state(r->run, r->path->ref, r->iteration, 0, r->path->prec, ref_vol)) {
+    TEST__FAIL("%s, %s: iteration %zu: the reference's state could not be read", what, r->path->name, r->iteration);
+    exit(1);
+  }
+  int same_p = memcmp(r->path_proj, ref_proj, r->proj->n * es) == 0;
+  int same_v = memcmp(r->path_vol, ref_vol, r->vol->n * es) == 0;
+  free(ref_proj);
+  free(ref_vol);
   if (!same_p || !same_v)
     TEST__FAIL("%s, %s: iteration %zu: %s differ from the CPU reference", what, r->path->name, r->iteration,
                !same_p ? "the forward projections" : "the volumes");

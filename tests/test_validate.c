@@ -44,6 +44,19 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* The row's reference state (with proj its projections), as its path was compared with it
+ * (dbtr_validate_ref_state); malloc'ed. */
+static void *ref_of(const dbtr_validate_row *r, int proj) {
+  size_t n = proj ? r->proj->n : r->vol->n;
+  void *a = malloc(n * dbtr_precision_size(r->path->prec));
+  if (!a || dbtr_validate_ref_state(r->run, r->path->ref, r->iteration, proj, r->path->prec, a)) {
+    free(a);
+    TEST__FAIL("%s, iteration %zu: the reference's state could not be read", r->path->name, r->iteration);
+    exit(1);
+  }
+  return a;
+}
+
 static void record(void *user, const dbtr_validate_row *r) {
   rows *s = user;
   if (s->n == MAX_ROWS) return;
@@ -59,11 +72,14 @@ static void record(void *user, const dbtr_validate_row *r) {
     s->vs_proj[s->n] = *r->vs_proj;
     s->vs_vol[s->n] = *r->vs_vol;
   }
-  s->same_bits[s->n] = !memcmp(r->path_proj, r->ref_proj, np) && !memcmp(r->path_vol, r->ref_vol, nv);
+  void *ref_proj = ref_of(r, 1), *ref_vol = ref_of(r, 0);
+  s->same_bits[s->n] = !memcmp(r->path_proj, ref_proj, np) && !memcmp(r->path_vol, ref_vol, nv);
   uint64_t h = fnv(14695981039346656037ull, r->path_proj, np);
   h = fnv(h, r->path_vol, nv);
-  h = fnv(h, r->ref_proj, np);
-  s->hash[s->n] = fnv(h, r->ref_vol, nv);
+  h = fnv(h, ref_proj, np);
+  s->hash[s->n] = fnv(h, ref_vol, nv);
+  free(ref_proj);
+  free(ref_vol);
   s->n++;
 }
 
@@ -233,20 +249,20 @@ DBTR_TEST(volumes_for_save_diffs) {
   REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
   CHECK_OK(dbtr_validate_run(&v, NULL, NULL));
   CHECK_OK(dbtr_validate_path_volume(&v, &v.paths[0], vol, diff));
-  CHECK_OK(dbtr_validate_ref_volume(&v, DBTR_VREF_FLOAT, ref));
+  CHECK_OK(dbtr_validate_ref_state(&v, DBTR_VREF_FLOAT, v.iterations, 0, DBTR_PREC_FLOAT, ref));
   CHECK(!memcmp(vol, ref, n * sizeof *vol));
   size_t nonzero = 0;
   for (size_t i = 0; i < n; i++) nonzero += diff[i] != 0.0f;
   CHECK_EQ_INT(nonzero, 0);
   CHECK_OK(dbtr_validate_path_volume(&v, &v.paths[1], vol, diff));
-  CHECK_OK(dbtr_validate_ref_volume(&v, DBTR_VREF_DOUBLE, ref));
+  CHECK_OK(dbtr_validate_ref_state(&v, DBTR_VREF_DOUBLE, v.iterations, 0, DBTR_PREC_FLOAT, ref));
   size_t wrong = 0;
   for (size_t i = 0; i < n; i++) wrong += diff[i] != (float)((double)vol[i] - (double)ref[i]);
   CHECK_EQ_INT(wrong, 0);
   dbtr_validate_close(&v);
   o = opts(paths, 1, 1, 0); /* cpu-1-thread alone needs no double reference */
   REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
-  CHECK_EQ_INT(dbtr_validate_ref_volume(&v, DBTR_VREF_DOUBLE, ref), DBTR_EINVAL);
+  CHECK_EQ_INT(dbtr_validate_ref_state(&v, DBTR_VREF_DOUBLE, v.iterations, 0, DBTR_PREC_FLOAT, ref), DBTR_EINVAL);
   dbtr_validate_close(&v);
   free(vol);
   free(diff);

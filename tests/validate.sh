@@ -38,11 +38,11 @@ grep -q "verdicts (2 iterations, lockstep)" lock.txt
 grep -q '"lockstep": true' lock/validate.json
 [ "$(grep '^1,' rep/validate.csv)" = "$(grep '^1,' lock/validate.csv)" ] || { echo "FAIL: lockstep iteration 1 differs"; exit 1; }
 # A recording that does not fit in memory spills to an unnamed file beside the report and
-# gives the same table and files. On tiny (245760 voxels, 92160 pixels) the comparison
-# buffers and the double CPU reference take 16.1 MB and the recording of 2 iterations
-# 9.1 MB, so a limit of 20 MB spills it; one of 15 MB leaves no room for the comparison,
-# which is refused up front with exit 4.
-env -u TMPDIR DBTR_MEMORY_LIMIT=20000000 "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 \
+# gives the same table and files. On tiny (245760 voxels, 92160 pixels) the comparison's
+# largest stage, the double CPU reference's backend, takes 9.6 MB and the recording of 2
+# iterations 9.1 MB, so a limit of 15 MB spills it; one of 8 MB leaves no room for the
+# comparison, which is refused up front with exit 4.
+env -u TMPDIR DBTR_MEMORY_LIMIT=15000000 "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 \
   --report spill >spill.txt 2>spill_err.txt
 grep -q "unnamed temporary file in spill" spill_err.txt || { echo "FAIL: the recording did not spill"; exit 1; }
 "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --iterations 2 --report kept >kept.txt 2>/dev/null
@@ -52,7 +52,7 @@ for f in validate.csv validate.json differing.svg max_diff.svg; do
 done
 [ "$(ls -A spill | wc -l)" -eq 4 ] || { echo "FAIL: the spill left something behind: $(ls -A spill)"; exit 1; }
 rc=0
-DBTR_MEMORY_LIMIT=15000000 "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --quiet >/dev/null 2>err.txt || rc=$?
+DBTR_MEMORY_LIMIT=8000000 "$dbtr" validate scan.h5 --modes cpu-1-thread,cpu-float --quiet >/dev/null 2>err.txt || rc=$?
 [ "$rc" -eq 4 ] && grep -q "GiB are available" err.txt || { echo "FAIL: no room was not refused (exit $rc)"; exit 1; }
 set +e
 "$dbtr" validate scan.h5 --modes cpu-float --iterations 1 --expect-identical cpu-float --quiet >/dev/null 2>err.txt
