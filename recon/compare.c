@@ -172,11 +172,11 @@ enum { DBTR__FEW_ULP = 4 };
 DBTR__CHUNK_FNS(f, float, dbtr_ulp_distance_f)
 DBTR__CHUNK_FNS(d, double, dbtr_ulp_distance_d)
 
-/* Runs pass `pass` over every piece src gives: 0 fills part[], 1 gathers the large distances
- * of chunk c at large + at[c]. The chunks of a piece run on every thread. */
-static int diff_pass(int pass, dbtr_precision p, size_t n, const dbtr_diff_source *src, const dbtr_display_scale *scale,
-                     dbtr__part *part, const size_t *at, uint64_t *large) {
-  size_t es = dbtr_precision_size(p);
+/* Calls fn(ctx, c, a, b, m) for every chunk c, a and b pointing at its m elements (of ea and
+ * eb bytes), the chunks of each piece src reads on every thread. */
+typedef void (*chunk_fn)(void *ctx, int c, const char *a, const char *b, size_t m);
+
+static int for_chunks(size_t n, const dbtr_diff_source *src, size_t ea, size_t eb, chunk_fn fn, void *ctx) {
   for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
     c1 = piece_end(n, c0, src->piece);
     size_t lo = chunk_lo(n, c0);
@@ -185,15 +185,31 @@ static int diff_pass(int pass, dbtr_precision p, size_t n, const dbtr_diff_sourc
     if (rc) return rc;
 #pragma omp parallel for schedule(static)
     for (int c = c0; c < c1; c++) {
-      size_t off = (chunk_lo(n, c) - lo) * es, m = chunk_lo(n, c + 1) - chunk_lo(n, c);
-      const char *ca = (const char *)a + off, *cb = (const char *)b + off;
-      if (pass == 0 && p == DBTR_PREC_FLOAT) part_f((const float *)ca, (const float *)cb, m, scale, &part[c]);
-      if (pass == 0 && p != DBTR_PREC_FLOAT) part_d((const double *)ca, (const double *)cb, m, scale, &part[c]);
-      if (pass == 1 && p == DBTR_PREC_FLOAT) large_f((const float *)ca, (const float *)cb, m, large + at[c]);
-      if (pass == 1 && p != DBTR_PREC_FLOAT) large_d((const double *)ca, (const double *)cb, m, large + at[c]);
+      size_t off = chunk_lo(n, c) - lo;
+      fn(ctx, c, (const char *)a + off * ea, (const char *)b + off * eb, chunk_lo(n, c + 1) - chunk_lo(n, c));
     }
   }
   return 0;
+}
+
+/* The two passes of the statistics: 0 fills part[], 1 gathers the large distances of chunk c
+ * at large + at[c]. */
+typedef struct {
+  int pass;
+  dbtr_precision p;
+  const dbtr_display_scale *scale;
+  dbtr__part *part;
+  const size_t *at;
+  uint64_t *large;
+} diff_pass;
+
+static void diff_chunk(void *ctx, int c, const char *a, const char *b, size_t m) {
+  const diff_pass *d = ctx;
+  int f = d->p == DBTR_PREC_FLOAT;
+  if (d->pass == 0 && f) part_f((const float *)a, (const float *)b, m, d->scale, &d->part[c]);
+  if (d->pass == 0 && !f) part_d((const double *)a, (const double *)b, m, d->scale, &d->part[c]);
+  if (d->pass == 1 && f) large_f((const float *)a, (const float *)b, m, d->large + d->at[c]);
+  if (d->pass == 1 && !f) large_d((const double *)a, (const double *)b, m, d->large + d->at[c]);
 }
 
 int dbtr_diff_stats_read(dbtr_precision p, size_t n, const dbtr_diff_source *src, const dbtr_display_scale *scale,
@@ -205,7 +221,9 @@ int dbtr_diff_stats_read(dbtr_precision p, size_t n, const dbtr_diff_source *src
   dbtr__part *part;
   int rc = dbtr_alloc((void **)&part, DBTR__CHUNKS, sizeof *part, "comparison");
   if (rc) return rc;
-  if ((rc = diff_pass(0, p, n, src, scale, part, NULL, NULL))) {
+  size_t es = dbtr_precision_size(p);
+  diff_pass first = {0, p, scale, part, NULL, NULL};
+  if ((rc = for_chunks(n, src, es, es, diff_chunk, &first))) {
     free(part);
     return rc;
   }
@@ -236,7 +254,8 @@ int dbtr_diff_stats_read(dbtr_precision p, size_t n, const dbtr_diff_source *src
     for (size_t v = 0; v < DBTR__SMALL; v++)
       for (int c = 0; c < DBTR__CHUNKS; c++) k -= part[c].small[v];
     if (!(rc = dbtr_alloc((void **)&large, m, sizeof *large, "comparison"))) {
-      if (!(rc = diff_pass(1, p, n, src, NULL, NULL, at, large))) out->median_ulp = select_kth(large, m, k);
+      diff_pass second = {1, p, NULL, NULL, at, large};
+      if (!(rc = for_chunks(n, src, es, es, diff_chunk, &second))) out->median_ulp = select_kth(large, m, k);
       free(large);
     }
   }
@@ -281,60 +300,62 @@ static double rel_of(const double (*sum)[2]) {
   return b2 > 0.0 ? sqrt(d2 / b2) : (d2 > 0.0 ? (double)INFINITY : 0.0);
 }
 
+/* Each chunk's sums of squares, [c][0] of the differences, [c][1] of the reference's. */
+typedef struct {
+  dbtr_precision pa;
+  double (*sum)[2];
+} l2_sums;
+
+static void l2_chunk(void *ctx, int c, const char *a, const char *bv, size_t m) {
+  const l2_sums *s = ctx;
+  const double *b = (const double *)bv;
+  double d2 = 0.0, b2 = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    double x = s->pa == DBTR_PREC_FLOAT ? (double)((const float *)a)[i] : ((const double *)a)[i], d = x - b[i];
+    d2 += d * d;
+    b2 += b[i] * b[i];
+  }
+  s->sum[c][0] = d2;
+  s->sum[c][1] = b2;
+}
+
 int dbtr_rel_l2_read(dbtr_precision pa, size_t n, const dbtr_diff_source *src, double *out) {
   double sum[DBTR__CHUNKS][2];
-  size_t es = dbtr_precision_size(pa);
-  for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
-    c1 = piece_end(n, c0, src->piece);
-    size_t lo = chunk_lo(n, c0);
-    const void *a, *bv;
-    int rc = src->read(src->user, lo, chunk_lo(n, c1), &a, &bv);
-    if (rc) return rc;
-    const double *b = bv;
-#pragma omp parallel for schedule(static)
-    for (int c = c0; c < c1; c++) {
-      double d2 = 0.0, b2 = 0.0;
-      for (size_t i = chunk_lo(n, c) - lo; i < chunk_lo(n, c + 1) - lo; i++) {
-        const char *ai = (const char *)a + i * es;
-        double x = pa == DBTR_PREC_FLOAT ? (double)*(const float *)ai : *(const double *)ai, d = x - b[i];
-        d2 += d * d;
-        b2 += b[i] * b[i];
-      }
-      sum[c][0] = d2;
-      sum[c][1] = b2;
-    }
+  l2_sums s = {pa, sum};
+  int rc = for_chunks(n, src, dbtr_precision_size(pa), sizeof(double), l2_chunk, &s);
+  if (!rc) *out = rel_of((const double(*)[2])sum);
+  return rc;
+}
+
+/* Each chunk's sums of squares of the float and the double rounding errors, and of x. */
+typedef struct {
+  double (*sf)[2], (*sd)[2];
+} rounding_sums;
+
+static void rounding_chunk(void *ctx, int c, const char *xv, const char *fv, size_t m) {
+  const rounding_sums *s = ctx;
+  const dbtr_dd *x = (const dbtr_dd *)xv;
+  const float *xf = (const float *)fv;
+  double f2 = 0.0, d2 = 0.0, x2 = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    /* xf - hi is exact (the two are within a factor of 2 of each other, or xf is 0, where hi
+     * is below float's range), so the float error xf - (hi + lo) is rounded once. hi's square
+     * stands for x's: they differ by 2^-52 relative. */
+    double f = ((double)xf[i] - x[i].hi) - x[i].lo;
+    f2 += f * f;
+    d2 += x[i].lo * x[i].lo;
+    x2 += x[i].hi * x[i].hi;
   }
-  *out = rel_of((const double(*)[2])sum);
-  return 0;
+  s->sf[c][0] = f2;
+  s->sd[c][0] = d2;
+  s->sf[c][1] = s->sd[c][1] = x2;
 }
 
 int dbtr_rounding_rel_l2_read(size_t n, const dbtr_diff_source *src, double *rel_f, double *rel_d) {
   double sf[DBTR__CHUNKS][2], sd[DBTR__CHUNKS][2];
-  for (int c0 = 0, c1; c0 < DBTR__CHUNKS; c0 = c1) {
-    c1 = piece_end(n, c0, src->piece);
-    size_t lo = chunk_lo(n, c0);
-    const void *xv, *fv;
-    int rc = src->read(src->user, lo, chunk_lo(n, c1), &xv, &fv);
-    if (rc) return rc;
-    const dbtr_dd *x = xv;
-    const float *xf = fv;
-#pragma omp parallel for schedule(static)
-    for (int c = c0; c < c1; c++) {
-      double f2 = 0.0, d2 = 0.0, x2 = 0.0;
-      for (size_t i = chunk_lo(n, c) - lo; i < chunk_lo(n, c + 1) - lo; i++) {
-        /* xf - hi is exact (the two are within a factor of 2 of each other, or xf is 0, where
-         * hi is below float's range), so the float error xf - (hi + lo) is rounded once. hi's
-         * square stands for x's: they differ by 2^-52 relative. */
-        double f = ((double)xf[i] - x[i].hi) - x[i].lo;
-        f2 += f * f;
-        d2 += x[i].lo * x[i].lo;
-        x2 += x[i].hi * x[i].hi;
-      }
-      sf[c][0] = f2;
-      sd[c][0] = d2;
-      sf[c][1] = sd[c][1] = x2;
-    }
-  }
+  rounding_sums s = {sf, sd};
+  int rc = for_chunks(n, src, sizeof(dbtr_dd), sizeof(float), rounding_chunk, &s);
+  if (rc) return rc;
   *rel_f = rel_of((const double(*)[2])sf);
   *rel_d = rel_of((const double(*)[2])sd);
   return 0;
