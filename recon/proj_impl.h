@@ -187,7 +187,7 @@ static inline DBTR_HD T DBTR_FN(cross_at)(T a, T b, int k) { return ADD(a, MUL(I
  * s < 1.5 x 2^28 + n (exact), which also means f < n, as rounding keeps order. The index is
  * counted from the bits of 1.5 x 2^28 - 1, where it is 0 for f just above -1, so that the
  * difference is in [0, n] and fits 32 bits; q < 2^24 is exact as a float, and so is its product
- * with 2^-24, in any mode. On sm_90 this is a dozen instructions a slice fewer than the split
+ * with 2^-24, in any mode. On sm_90 this is about 22 instructions a slice fewer than the split
  * before it (docs/performance.md), and three conversions (16 a clock) fewer than a hardware
  * floor and a rounding of the fraction to float. */
 static inline DBTR_HD int DBTR_FN(crossing_1d)(R a, R b, int k, int n, int *i, T *w) {
