@@ -179,30 +179,24 @@ static inline DBTR_HD T DBTR_FN(cross_at)(T a, T b, int k) { return ADD(a, MUL(I
  * and the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no
  * voxel gets a non-zero weight.
  * Float computes f in its geometry's double and splits it in fixed point, with additions and
- * integer operations only: f + 1.5 x 2^28, for f in (-1, n) and n <= 2^22, lies in
+ * integer operations only: s = f + 1.5 x 2^28, for f in (-1, n) and n <= 2^22, lies in
  * [2^28, 2^29), where the spacing of doubles is 2^-24, so its significand holds f to the
  * nearest 2^-24: its bits above the lowest 24 are the index (floor of f so rounded), the lowest
- * 24 the weight, as a float exactly (fix24). The weight is f's fraction to within 2^-25, as a
- * float near 1 is; a hardware floor and a rounding of the fraction to float would cost
- * three conversions (16 a clock on sm_90) where this takes none. Rounding up to n leaves the
- * grid: no voxel gets a weight then. */
-#ifdef DBTR_GEOM_FN
-static inline DBTR_HD float DBTR_FN(fix24)(uint32_t q) {
-  /* q 2^-24 for q < 2^24, exactly: (q >> 1) 2^-23 from a float's bits, less 1 (Sterbenz), plus
-   * the last bit; each sum is exact, so any mode gives these bits. */
-  float hi = dbtr__cr_ffrom(0x3F800000u | (q >> 1)) - 1.0f;
-  return hi + ((q & 1u) ? 0x1p-24f : 0.0f);
-}
-#endif
+ * 24, q, the weight q 2^-24. The weight is f's fraction to within 2^-25, as a float near 1 is.
+ * Rounding up to n leaves the grid: no voxel gets a weight then, so the upper test is on s,
+ * s < 1.5 x 2^28 + n (exact), which also means f < n, as rounding keeps order. The index is
+ * counted from the bits of 1.5 x 2^28 - 1, where it is 0 for f just above -1, so that the
+ * difference is in [0, n] and fits 32 bits; q < 2^24 is exact as a float, and so is its product
+ * with 2^-24, in any mode. On sm_90 this is about 22 instructions a slice fewer than the split
+ * before it (docs/performance.md), and three conversions (16 a clock) fewer than a hardware
+ * floor and a rounding of the fraction to float. */
 static inline DBTR_HD int DBTR_FN(crossing_1d)(R a, R b, int k, int n, int *i, T *w) {
 #ifdef DBTR_GEOM_FN
-  R f = DBTR_GEOM_FN(cross_at)(a, b, k);
-  if (!(f > (R)-1 && f < (R)n)) return 0;
-  uint64_t m = dbtr__cr_dbits(DBTR_GEOM_FN(sum_add)(f, 0x1.8p28)) & 0xFFFFFFFFFFFFFull;
-  int lo = (int)(m >> 24) - (1 << 27);
-  if (lo >= n) return 0;
-  *i = lo;
-  *w = DBTR_FN(fix24)((uint32_t)(m & 0xFFFFFFu));
+  R f = DBTR_GEOM_FN(cross_at)(a, b, k), s = DBTR_GEOM_FN(sum_add)(f, 0x1.8p28);
+  if (!(f > (R)-1 && s < 0x1.8p28 + (R)n)) return 0;
+  uint64_t m = dbtr__cr_dbits(s);
+  *i = (int)((uint32_t)(m >> 24) - (uint32_t)(dbtr__cr_dbits(0x1.8p28 - 1.0) >> 24)) - 1;
+  *w = MUL(I2T((int)(m & 0xFFFFFFu)), (T)0x1p-24f);
   return 1;
 #else
   T f = DBTR_FN(cross_at)(a, b, k);
@@ -221,11 +215,13 @@ static inline DBTR_HD int DBTR_FN(crossing)(const R ray[4], int k, int nx, int n
 
 /* The bilinear interpolation of slice s (ny, nx) at the crossing (ix + wx, iy + wy); values
  * beyond the grid count as zero. i00 is the lower corner's index, negative where that corner
- * lies beyond the grid's first row or column; only corners inside are read. */
+ * lies beyond the grid's first row or column; only corners inside are read. The crossing's
+ * index is below n - 1 where its upper corner is inside (nvcc keeps n - 1 out of the loop), and
+ * nx, positive, is widened as unsigned: the product then needs no sign correction for it. */
 static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
   T ux = SUB(I2T(1), wx), uy = SUB(I2T(1), wy);
-  int x_lo = ix >= 0, x_hi = ix + 1 < nx, y_lo = iy >= 0, y_hi = iy + 1 < ny;
-  ptrdiff_t i00 = (ptrdiff_t)iy * (ptrdiff_t)nx + (ptrdiff_t)ix, i01 = i00 + (ptrdiff_t)nx;
+  int x_lo = ix >= 0, x_hi = ix < nx - 1, y_lo = iy >= 0, y_hi = iy < ny - 1;
+  ptrdiff_t i00 = (ptrdiff_t)iy * (ptrdiff_t)(unsigned)nx + (ptrdiff_t)ix, i01 = i00 + (ptrdiff_t)nx;
   T v00 = (x_lo && y_lo) ? s[i00] : I2T(0);
   T v10 = (x_hi && y_lo) ? s[i00 + 1] : I2T(0);
   T v01 = (x_lo && y_hi) ? s[i01] : I2T(0);
@@ -265,16 +261,17 @@ static inline DBTR_HD T DBTR_FN(forward_end)(R sum, T len) {
 static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz) {
   R sum = DBTR_R_ZERO;
   size_t slice = (size_t)nx * (size_t)ny;
+  const T *s = vol; /* slice k, advanced a slice a step: k x slice would be a 64-bit product a step */
 #ifdef __CUDA_ARCH__
   /* Two slices a step, each added in order: the thesis iteration in fast 12.68 -> 12.52 ms,
    * cpu-match 15.52 -> 15.25 (nvcc does not unroll it unasked; by 4 slowed double). */
 #pragma unroll 2
 #endif
-  for (int k = 0; k < nz; k++) {
+  for (int k = 0; k < nz; k++, s += slice) {
     int ix, iy;
     T wx, wy;
     if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) continue;
-    sum = DBTR_FN(forward_add)(sum, vol + (size_t)k * slice, ix, iy, wx, wy, nx, ny);
+    sum = DBTR_FN(forward_add)(sum, s, ix, iy, wx, wy, nx, ny);
   }
   return DBTR_FN(forward_end)(sum, len);
 }
