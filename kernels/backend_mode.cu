@@ -18,13 +18,13 @@
  * the order of the blocks are kernels/layout.h's.
  *
  * Memory (kernels/gpu.h, dbtr_gpu_memory): one arena, planned within the budget. When the
- * ray records of every view do not fit, they are made again by k_rays for `batch` views at a
- * time, as the forward projection, the separable set-up and the per-pixel gather reach them:
- * a view's records are computed on their own, so they have the same bits whenever they are
- * made; the forward projection's data-fit partial sums keep the block order of one launch;
- * and the per-pixel gather carries each voxel's two sums from one batch to the next in the
- * mode's type, the order of their terms unchanged. Results are the unbatched run's, bit for
- * bit (test_gpu). */
+ * ray records of every view do not fit, the forward projection makes each ray's record where
+ * it uses it, in one launch over the views as unbatched, and k_rays makes them again for
+ * `batch` views at a time as the separable set-up and the per-pixel gather reach them: a
+ * record is computed by one compiled function (ray_of) wherever it is made, so it has the
+ * same bits; and the per-pixel gather carries each voxel's two sums from one batch to the
+ * next in the mode's type, the order of their terms unchanged. Results are the unbatched
+ * run's, bit for bit (test_gpu). */
 #define DBTR_HD __device__
 #include <cuda_runtime.h>
 #include <math.h>
@@ -119,13 +119,19 @@ __device__ dbtr_slots load_slots(const dbtr_slots *p) {
   return dbtr_slots{v.x, v.y};
 }
 
+/* Pixel (r, c)'s ray record and path length (ray_setup), compiled once for k_rays and the
+ * batched forward projection: where the row lets nvcc contract a product and a sum, the same
+ * lines inlined into two kernels could be contracted differently, and one function has one
+ * set of bits. */
+__device__ __noinline__ T ray_of(const VIEW *v, int r, int c, R *ray) { return g_ray_setup(v, r, c, ray); }
+
 /* The records of views list[0 .. n) go to slots 0 .. n of rays and lens. */
 __global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows, int n_cols, R *rays, T *lens) {
   size_t npix = (size_t)n_rows * (size_t)n_cols;
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n * npix) return;
   size_t k = i / npix, p = i % npix;
-  lens[i] = g_ray_setup(&views[list[k]], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
+  lens[i] = ray_of(&views[list[k]], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
 }
 
 /* Every element of v (n of them) becomes value. */
@@ -147,9 +153,10 @@ __device__ void block_sum_store(double v, double *out) {
 
 /* One block per DBTR_BLOCK pixels of a detector row of one view; the n views of the same
  * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). The ray records
- * are view views[i]'s (local 0) or slot i's (local 1: a batch's, made by k_rays). The views
- * are views part_off .. part_off + n of a launch over part_n views, whose block partial sums
- * this launch writes where that launch would. (Separable views could take their crossings
+ * and lengths are read from rays and lens, or with SETUP (batched: they are not all there)
+ * made here from the views' geometry, geom. The views are views part_off .. part_off + n of a
+ * launch over part_n views, whose block partial sums this launch writes where that launch
+ * would. (Separable views could take their crossings
  * from the tables too; measured, that was slower, even with the float modes' crossings in
  * double, whether both axes or only the row's were looked up: the loads wait where the
  * arithmetic does not. docs/performance.md)
@@ -158,20 +165,27 @@ __device__ void block_sum_store(double v, double *out) {
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
  * fast and from 7.69 to 5.80 in double, whose loop had grown to 54 registers (4 blocks); at 5
  * blocks every mode was slower. */
+template <int SETUP>
 __global__ void __launch_bounds__(DBTR_BLOCK, 6)
-    k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens, int local,
-              const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
-              double *partial, unsigned part_n, unsigned part_off) {
+    k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
+              const VIEW *geom, const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
+              T *e, double *partial, unsigned part_n, unsigned part_off) {
   int vi = (int)(blockIdx.x % (unsigned)n);
   unsigned t = blockIdx.x / (unsigned)n;
   int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
   if (c < n_cols) {
     size_t npix = (size_t)n_rows * (size_t)n_cols, q = (size_t)r * (size_t)n_cols + (size_t)c;
-    size_t p = (size_t)views[vi] * npix + q, pr = local ? (size_t)vi * npix + q : p;
+    size_t p = (size_t)views[vi] * npix + q;
     R ray[4];
-    MODE_LOAD_RAY(ray, rays + 4 * pr);
-    T len = lens[pr], l = g_forward_ray(ray, len, vol, nx, ny, nz);
+    T len;
+    if (SETUP) {
+      len = ray_of(&geom[views[vi]], r, c, ray);
+    } else {
+      MODE_LOAD_RAY(ray, rays + 4 * p);
+      len = lens[p];
+    }
+    T l = g_forward_ray(ray, len, vol, nx, ny, nz);
     proj[p] = l;
     if (transmission) {
       T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
@@ -411,19 +425,21 @@ static int use(const state *s) {
 }
 
 /* The forward projection of views[p0 .. p1) of a list of n (views points at the list), with
- * the pixel terms: one launch, or one a batch after its ray records, each writing its blocks'
- * data-fit partial sums where one launch over the whole list would. */
+ * the pixel terms, in one launch, writing its blocks' data-fit partial sums where one launch
+ * over the whole list would. Batched, each ray's record is made where it is used rather than
+ * a batch's records before a launch of their own: one launch keeps the blocks of a detector
+ * stretch, whose views read the same slices, side by side in L2 (kernels/layout.h). */
 static int forward_part(state *s, const int *views, int n, int p0, int p1) {
-  int step = batched(s) ? (int)s->batch : p1 - p0, rc;
-  for (int b0 = p0; b0 < p1; b0 += step) {
-    int nb = p1 - b0 < step ? p1 - b0 : step;
-    if (batched(s) && (rc = make_rays(s, views + b0, (size_t)nb))) return rc;
-    unsigned blocks = (unsigned)nb * (unsigned)s->n_rows * (unsigned)s->col_tiles;
-    k_forward<<<blocks, DBTR_BLOCK>>>(views + b0, nb, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens, batched(s),
-                                      s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
-                                      s->partial, (unsigned)n, (unsigned)b0);
-    DBTR_CUDA_LAUNCHED();
-  }
+  unsigned blocks = (unsigned)(p1 - p0) * (unsigned)s->n_rows * (unsigned)s->col_tiles;
+  if (batched(s))
+    k_forward<1><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, NULL, NULL, s->views,
+                                         s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
+                                         s->partial, (unsigned)n, (unsigned)p0);
+  else
+    k_forward<0><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens,
+                                         NULL, s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
+                                         s->partial, (unsigned)n, (unsigned)p0);
+  DBTR_CUDA_LAUNCHED();
   return 0;
 }
 
