@@ -43,7 +43,6 @@
  * path length per slice, len = dz |ray| / |ray_z|. The back projector is its exact
  * transpose, gathered per voxel: it re-tests each candidate ray with the same crossing
  * and the same weights. */
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -317,37 +316,18 @@ static inline DBTR_HD int DBTR_FN(band_left)(R a, R b, int k, int n) {
   return b >= (R)0 ? !DBTR_FN(below_band)(f, n) : !DBTR_FN(above_band)(f);
 }
 
-/* floor(x) + 1 clipped to [0, nz], and 0 for NaN: the first slice past x. */
-static inline DBTR_HD int DBTR_FN(first_past)(float x, int nz) {
-  float y = x + 1.0f;
-  return y > 0.0f ? (y < (float)nz ? (int)y : nz) : 0;
-}
-
-/* Where one axis of a ray enters the band and leaves it, estimated from the real-valued edges
- * (-1 - a) / b and (n - a) / b in float: only where the search below starts, so its rounding (and
- * an approximate division) costs steps, never bits. The slope's sign is band_entered's, b >= 0,
- * also where b is -0 (a ray through the source's x: 0 / d2 with d2 < 0) or a b that float
- * rounds to zero: a slope of zero then gives the infinity of the right sign, whose estimates are
- * exact (0 or nz, all or nothing). */
-static inline DBTR_HD void DBTR_FN(band_estimate)(R a, R b, int n, int nz, int *in, int *out) {
-  int rising = b >= (R)0;
-  float af = (float)a, m = fabsf((float)b), r = 1.0f / (rising ? m : -m);
-  float lo = (-1.0f - af) * r, hi = ((float)n - af) * r;
-  *in = DBTR_FN(first_past)(rising ? lo : hi, nz);
-  *out = DBTR_FN(first_past)(rising ? hi : lo, nz);
-}
-
 /* The slices [*k0, *k1) whose crossing crossing() accepts in both axes, exactly: the same set, bit
  * for bit, found once a ray instead of tested every slice.
  * For b >= 0 each rounding of a + k b (by k, then a sum; or one FMA) is monotone, so the
  * crossing never decreases with k, and never increases for b < 0; the tests of above_band and
  * below_band are monotone in f (below_band's sum is another rounding). So entered (both axes
  * entered) is false, then true, as k grows, and left (either axis left) too, and the accepted set
- * {entered and not left} is [first entered, first left). Each first is found from its estimate by
- * stepping with the very tests crossing() makes on the very crossing it computes, until the
- * slice before is false and the slice at it true: exact from any start, and 2 evaluations where
- * the estimate is right. Finite records (ray_setup's) give finite crossings: no NaN breaks the
- * order. */
+ * {entered and not left} is [first entered, first left). The firsts are found by stepping in from
+ * the ends with the very tests crossing() makes on the very crossings it computes: 2 evaluations
+ * for a ray through every slice, and one more a slice outside, about what testing that slice
+ * cost. (Estimates from the real-valued edges, (-1 - a) / b and (n - a) / b in float, to step from
+ * instead, cost more on thesis than the steps they save: docs/performance.md.) Finite records
+ * (ray_setup's) give finite crossings: no NaN breaks the order. */
 static inline DBTR_HD int DBTR_FN(slice_entered)(const R ray[4], int k, int nx, int ny) {
   return DBTR_FN(band_entered)(ray[0], ray[1], k, nx) && DBTR_FN(band_entered)(ray[2], ray[3], k, ny);
 }
@@ -355,14 +335,10 @@ static inline DBTR_HD int DBTR_FN(slice_left)(const R ray[4], int k, int nx, int
   return DBTR_FN(band_left)(ray[0], ray[1], k, nx) || DBTR_FN(band_left)(ray[2], ray[3], k, ny);
 }
 static inline DBTR_HD void DBTR_FN(slices_crossed)(const R ray[4], int nx, int ny, int nz, int *k0, int *k1) {
-  int in_x, out_x, in_y, out_y;
-  DBTR_FN(band_estimate)(ray[0], ray[1], nx, nz, &in_x, &out_x);
-  DBTR_FN(band_estimate)(ray[2], ray[3], ny, nz, &in_y, &out_y);
-  int lo = in_x > in_y ? in_x : in_y, hi = out_x < out_y ? out_x : out_y;
-  while (lo > 0 && DBTR_FN(slice_entered)(ray, lo - 1, nx, ny)) lo--;
+  int lo = 0, hi = nz;
   while (lo < nz && !DBTR_FN(slice_entered)(ray, lo, nx, ny)) lo++;
-  while (hi > 0 && DBTR_FN(slice_left)(ray, hi - 1, nx, ny)) hi--;
-  while (hi < nz && !DBTR_FN(slice_left)(ray, hi, nx, ny)) hi++;
+  /* Down to the first left, or to lo where that is below: the interval is empty either way. */
+  while (hi > lo && DBTR_FN(slice_left)(ray, hi - 1, nx, ny)) hi--;
   *k0 = lo;
   *k1 = hi;
 }
