@@ -75,6 +75,13 @@ typedef enum {
 #define DBTR_GT(a, b) ((a) > (b))
 #define DBTR_GE(a, b) ((a) >= (b))
 #define DBTR_EQ(a, b) ((a) == (b))
+/* A crossing a + k b of numbers, each operation rounded once (or the two contracted into one
+ * FMA, rounded once), is monotone in k: forward_ray finds its slices once a ray
+ * (slices_crossed). The double-double referee's product and sum are not proven monotone, so
+ * its forward_ray tests every slice. */
+#define DBTR_MONOTONE_CROSS 1
+#else
+#define DBTR_MONOTONE_CROSS 0
 #endif
 
 #ifndef DBTR_R
@@ -175,35 +182,63 @@ static inline DBTR_HD int DBTR_FN(floor_to_int)(T f) {
 static inline DBTR_HD T DBTR_FN(cross_at)(T a, T b, int k) { return ADD(a, MUL(I2T(k), b)); }
 #endif
 
-/* One axis of a ray's crossing with slice k: f = a + k b, split into the lower voxel index
- * and the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no
- * voxel gets a non-zero weight.
- * Float computes f in its geometry's double and splits it in fixed point, with additions and
- * integer operations only: s = f + 1.5 x 2^28, for f in (-1, n) and n <= 2^22, lies in
- * [2^28, 2^29), where the spacing of doubles is 2^-24, so its significand holds f to the
- * nearest 2^-24: its bits above the lowest 24 are the index (floor of f so rounded), the lowest
- * 24, q, the weight q 2^-24. The weight is f's fraction to within 2^-25, as a float near 1 is.
- * Rounding up to n leaves the grid: no voxel gets a weight then, so the upper test is on s,
- * s < 1.5 x 2^28 + n (exact), which also means f < n, as rounding keeps order. The index is
- * counted from the bits of 1.5 x 2^28 - 1, where it is 0 for f just above -1, so that the
- * difference is in [0, n] and fits 32 bits; q < 2^24 is exact as a float, and so is its product
- * with 2^-24, in any mode. On sm_90 this is about 22 instructions a slice fewer than the split
- * before it (docs/performance.md), and three conversions (16 a clock) fewer than a hardware
- * floor and a rounding of the fraction to float. */
-static inline DBTR_HD int DBTR_FN(crossing_1d)(R a, R b, int k, int n, int *i, T *w) {
+/* The crossing of record part (a, b) with slice k, in R: a + k b, computed in the geometry's
+ * instance for float. */
 #ifdef DBTR_GEOM_FN
-  R f = DBTR_GEOM_FN(cross_at)(a, b, k), s = DBTR_GEOM_FN(sum_add)(f, 0x1.8p28);
-  if (!(f > (R)-1 && s < 0x1.8p28 + (R)n)) return 0;
-  uint64_t m = dbtr__cr_dbits(s);
+#define DBTR_CROSS_AT DBTR_GEOM_FN(cross_at)
+#else
+#define DBTR_CROSS_AT DBTR_FN(cross_at)
+#endif
+
+/* The two halves of crossing_1d's test of a crossing f of an axis of n voxels: f above the
+ * band's lower edge -1, and f below its upper edge n. Float's upper test is on the fixed-point
+ * sum split_1d rounds f to (below), so that a crossing that rounds up to n counts as outside. */
+static inline DBTR_HD int DBTR_FN(above_band)(R f) {
+#ifdef DBTR_GEOM_FN
+  return f > (R)-1;
+#else
+  return GT(f, I2T(-1));
+#endif
+}
+static inline DBTR_HD int DBTR_FN(below_band)(R f, int n) {
+#ifdef DBTR_GEOM_FN
+  return DBTR_GEOM_FN(sum_add)(f, 0x1.8p28) < 0x1.8p28 + (R)n;
+#else
+  return LT(f, I2T(n));
+#endif
+}
+
+/* A crossing f in (-1, n), n <= 2^22, split into the lower voxel index and the weight of the
+ * upper neighbour.
+ * Float splits its geometry's double f in fixed point, with additions and integer operations
+ * only: s = f + 1.5 x 2^28, for f in (-1, n), lies in [2^28, 2^29), where the spacing of doubles
+ * is 2^-24, so its significand holds f to the nearest 2^-24: its bits above the lowest 24 are
+ * the index (floor of f so rounded), the lowest 24, q, the weight q 2^-24. The weight is f's
+ * fraction to within 2^-25, as a float near 1 is. Rounding up to n leaves the grid: no voxel gets
+ * a weight then, which is why below_band tests s, s < 1.5 x 2^28 + n (exact); that also means
+ * f < n, as rounding keeps order. The index is counted from the bits of 1.5 x 2^28 - 1, where it
+ * is 0 for f just above -1, so that the difference is in [0, n] and fits 32 bits; q < 2^24 is
+ * exact as a float, and so is its product with 2^-24, in any mode. On sm_90 this is about 22
+ * instructions a slice fewer than the split before it (docs/performance.md), and three
+ * conversions (16 a clock) fewer than a hardware floor and a rounding of the fraction to float. */
+static inline DBTR_HD void DBTR_FN(split_1d)(R f, int *i, T *w) {
+#ifdef DBTR_GEOM_FN
+  uint64_t m = dbtr__cr_dbits(DBTR_GEOM_FN(sum_add)(f, 0x1.8p28));
   *i = (int)((uint32_t)(m >> 24) - (uint32_t)(dbtr__cr_dbits(0x1.8p28 - 1.0) >> 24)) - 1;
   *w = MUL(I2T((int)(m & 0xFFFFFFu)), (T)0x1p-24f);
-  return 1;
 #else
-  T f = DBTR_FN(cross_at)(a, b, k);
-  if (!(GT(f, I2T(-1)) && LT(f, I2T(n)))) return 0;
   *w = SUB(f, DBTR_FN(floor_int)(f, i));
-  return 1;
 #endif
+}
+
+/* One axis of a ray's crossing with slice k: f = a + k b, split into the lower voxel index and
+ * the weight of the upper neighbour. Returns 0 when f lies outside (-1, n), where no voxel gets
+ * a non-zero weight. */
+static inline DBTR_HD int DBTR_FN(crossing_1d)(R a, R b, int k, int n, int *i, T *w) {
+  R f = DBTR_CROSS_AT(a, b, k);
+  if (!(DBTR_FN(above_band)(f) && DBTR_FN(below_band)(f, n))) return 0;
+  DBTR_FN(split_1d)(f, i, w);
+  return 1;
 }
 
 /* Crossing of a ray with slice k in x and y. Returns 0 when it lies outside the grid's
@@ -241,7 +276,17 @@ static inline DBTR_HD T DBTR_FN(sum_add)(T a, T b) { return ADD(a, b); }
  * a ray's nz samples lose a few ulps that the data term then amplifies (docs/accuracy.md). */
 static inline DBTR_HD R DBTR_FN(forward_add)(R sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
 #ifdef DBTR_GEOM_FN
-  return DBTR_GEOM_FN(sum_add)(sum, (R)DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
+  T v = DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny);
+#ifdef __CUDA_ARCH__
+  /* The sample widened by a cvt without .ftz: under -ftz (fast) the cast's cvt.ftz costs an
+   * FMUL by 1 before the F2F, to flush a subnormal float, and v is never one there: it is the
+   * result of a flushing FADD or FFMA. The same bits, one instruction a slice fewer. */
+  R wide;
+  asm("cvt.f64.f32 %0, %1;" : "=d"(wide) : "f"(v));
+  return DBTR_GEOM_FN(sum_add)(sum, wide);
+#else
+  return DBTR_GEOM_FN(sum_add)(sum, (R)v);
+#endif
 #else
   return ADD(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
 #endif
@@ -257,14 +302,73 @@ static inline DBTR_HD T DBTR_FN(forward_end)(R sum, T len) {
 #endif
 }
 
+#if DBTR_MONOTONE_CROSS
+/* Whether slice k's crossing of one axis (record part (a, b), n voxels) has entered the band
+ * (-1, n): is above its lower edge where the crossing rises with k (b >= 0, -0 included), below
+ * its upper edge where it falls; and whether it has left it, the other edge. crossing_1d accepts
+ * k exactly where it has entered and not left: the conjunction of the same two tests. */
+static inline DBTR_HD int DBTR_FN(band_entered)(R a, R b, int k, int n) {
+  R f = DBTR_CROSS_AT(a, b, k);
+  return b >= (R)0 ? DBTR_FN(above_band)(f) : DBTR_FN(below_band)(f, n);
+}
+static inline DBTR_HD int DBTR_FN(band_left)(R a, R b, int k, int n) {
+  R f = DBTR_CROSS_AT(a, b, k);
+  return b >= (R)0 ? !DBTR_FN(below_band)(f, n) : !DBTR_FN(above_band)(f);
+}
+
+/* The slices [*k0, *k1) whose crossing crossing() accepts in both axes, exactly: the same set, bit
+ * for bit, found once a ray instead of tested every slice.
+ * For b >= 0 each rounding of a + k b (by k, then a sum; or one FMA) is monotone, so the
+ * crossing never decreases with k, and never increases for b < 0; the tests of above_band and
+ * below_band are monotone in f (below_band's sum is another rounding). So entered (both axes
+ * entered) is false, then true, as k grows, and left (either axis left) too, and the accepted set
+ * {entered and not left} is [first entered, first left). The firsts are found by stepping in from
+ * the ends with the very tests crossing() makes on the very crossings it computes: 2 evaluations
+ * for a ray through every slice, and one more a slice outside, about what testing that slice
+ * cost. (Estimates from the real-valued edges, (-1 - a) / b and (n - a) / b in float, to step from
+ * instead, cost more on thesis than the steps they save: docs/performance.md.) Finite records
+ * (ray_setup's) give finite crossings: no NaN breaks the order. */
+static inline DBTR_HD int DBTR_FN(slice_entered)(const R ray[4], int k, int nx, int ny) {
+  return DBTR_FN(band_entered)(ray[0], ray[1], k, nx) && DBTR_FN(band_entered)(ray[2], ray[3], k, ny);
+}
+static inline DBTR_HD int DBTR_FN(slice_left)(const R ray[4], int k, int nx, int ny) {
+  return DBTR_FN(band_left)(ray[0], ray[1], k, nx) || DBTR_FN(band_left)(ray[2], ray[3], k, ny);
+}
+static inline DBTR_HD void DBTR_FN(slices_crossed)(const R ray[4], int nx, int ny, int nz, int *k0, int *k1) {
+  int lo = 0, hi = nz;
+  while (lo < nz && !DBTR_FN(slice_entered)(ray, lo, nx, ny)) lo++;
+  /* Down to the first left, or to lo where that is below: the interval is empty either way. */
+  while (hi > lo && DBTR_FN(slice_left)(ray, hi - 1, nx, ny)) hi--;
+  *k0 = lo;
+  *k1 = hi;
+}
+#endif
+
 /* Forward projection of one ray through a volume (nz, ny, nx). */
 static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz) {
   R sum = DBTR_R_ZERO;
   size_t slice = (size_t)nx * (size_t)ny;
-  const T *s = vol; /* slice k, advanced a slice a step: k x slice would be a 64-bit product a step */
+#if DBTR_MONOTONE_CROSS
+  /* The slices crossing() accepts, found once (slices_crossed), and in them the split without the
+   * tests: the same terms in the same order. */
+  int k0, k1;
+  DBTR_FN(slices_crossed)(ray, nx, ny, nz, &k0, &k1);
+  const T *s = vol + (size_t)k0 * slice; /* advanced a slice a step: k x slice would be a 64-bit product a step */
 #ifdef __CUDA_ARCH__
   /* Two slices a step, each added in order: the thesis iteration in fast 12.68 -> 12.52 ms,
    * cpu-match 15.52 -> 15.25 (nvcc does not unroll it unasked; by 4 slowed double). */
+#pragma unroll 2
+#endif
+  for (int k = k0; k < k1; k++, s += slice) {
+    int ix, iy;
+    T wx, wy;
+    DBTR_FN(split_1d)(DBTR_CROSS_AT(ray[0], ray[1], k), &ix, &wx);
+    DBTR_FN(split_1d)(DBTR_CROSS_AT(ray[2], ray[3], k), &iy, &wy);
+    sum = DBTR_FN(forward_add)(sum, s, ix, iy, wx, wy, nx, ny);
+  }
+#else
+  const T *s = vol;
+#ifdef __CUDA_ARCH__
 #pragma unroll 2
 #endif
   for (int k = 0; k < nz; k++, s += slice) {
@@ -273,6 +377,7 @@ static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol
     if (!DBTR_FN(crossing)(ray, k, nx, ny, &ix, &iy, &wx, &wy)) continue;
     sum = DBTR_FN(forward_add)(sum, s, ix, iy, wx, wy, nx, ny);
   }
+#endif
   return DBTR_FN(forward_end)(sum, len);
 }
 
@@ -414,6 +519,8 @@ static inline DBTR_HD T DBTR_FN(emission_voxel)(T f, T num, T sens) {
 
 #undef T
 #undef R
+#undef DBTR_CROSS_AT
+#undef DBTR_MONOTONE_CROSS
 #undef DBTR_R_ZERO
 #undef MUL
 #undef ADD

@@ -8,6 +8,7 @@
 #include "recon/error.h"
 #include "recon/mlem.h"
 #include "tests/problems.h"
+#include "tests/rng.h"
 #include "tests/test.h"
 
 /* The shared arithmetic instantiated here with the CPU reference's operators, to test its
@@ -250,6 +251,86 @@ DBTR_TEST(floor_int_all_floats) {
   CHECK_EQ_U64(bad, 0);
 }
 
+/* slices_crossed against crossing(), slice by slice, for one record and grid in both CPU
+ * precisions with a per-slice test (float, whose crossings are double's split in fixed point, and
+ * double): the interval must be exactly the slices crossing() accepts, and forward_ray must give
+ * the bits of the per-slice loop it replaced (every accepted slice's term, in order). Returns the
+ * number of mismatches; the volume vol (nz, ny, nx) holds values for the sums. */
+#define CHECK_CROSSED(sfx, T)                                                                        \
+  static int crossed_ok_##sfx(const double ray[4], int nx, int ny, int nz, const T *vol) {           \
+    int k0, k1, bad = 0;                                                                             \
+    t_slices_crossed_##sfx(ray, nx, ny, nz, &k0, &k1);                                               \
+    double sum = 0.0;                                                                                \
+    for (int k = 0; k < nz; k++) {                                                                   \
+      int ix, iy;                                                                                    \
+      T wx, wy;                                                                                      \
+      int in = t_crossing_##sfx(ray, k, nx, ny, &ix, &iy, &wx, &wy);                                 \
+      bad += in != (k >= k0 && k < k1);                                                              \
+      if (in) sum = t_forward_add_##sfx(sum, vol + (size_t)k * (size_t)nx * (size_t)ny, ix, iy, wx, wy, nx, ny); \
+    }                                                                                                \
+    T want = t_forward_end_##sfx(sum, (T)1.5), got = t_forward_ray_##sfx(ray, (T)1.5, vol, nx, ny, nz); \
+    bad += memcmp(&want, &got, sizeof want) != 0;                                                    \
+    return bad;                                                                                      \
+  }
+CHECK_CROSSED(f, float)
+CHECK_CROSSED(d, double)
+
+/* Rays of every kind against the per-slice test (crossed_ok): random records through and past
+ * small grids, slopes of either sign down to 1e-300, both zeros (rays parallel to an axis, all or
+ * nothing), and grazing ones, whose crossing lies exactly on an edge of the band (-1, n) at some
+ * slice or within a few 2^-26 of it, where float's split rounds the crossing up to n. The slope
+ * b = j 2^-10 makes a + k b exact for the grazing ones. */
+DBTR_TEST(slices_crossed_exact) {
+  uint64_t st = 2026;
+  const double near[] = {0.0, 0x1p-26, 0x1p-25, 0x1.8p-25, 0x1p-24, 0x1p-52};
+  float vol_f[64 * 40 * 48];
+  double vol_d[64 * 40 * 48];
+  for (size_t i = 0; i < sizeof vol_d / sizeof vol_d[0]; i++) {
+    vol_d[i] = uniform(&st, 0.5, 2.0);
+    vol_f[i] = (float)vol_d[i];
+  }
+  long bad_f = 0, bad_d = 0, rays = 0, partial = 0;
+  for (int t = 0; t < 400000; t++) {
+    int nx = 1 + (int)(mix(&st) % 64), ny = 1 + (int)(mix(&st) % 40), nz = (int)(mix(&st) % 49);
+    double ray[4];
+    for (int ax = 0; ax < 2; ax++) {
+      int n = ax ? ny : nx;
+      double a = uniform(&st, -0.5 * n - 20.0, 1.5 * n + 20.0), b;
+      switch (mix(&st) % 8) {
+      case 0: /* parallel to the slices' normal in this axis */
+        b = (mix(&st) & 1) ? -0.0 : 0.0;
+        break;
+      case 1: /* tiny slopes */
+        b = log_uniform(&st, -1000, -20);
+        break;
+      case 2:
+      case 3: { /* grazing: a + k b at an edge, or just inside or outside it */
+        b = (double)((int)(mix(&st) % 129) - 64) * 0x1p-10;
+        int k = (int)(mix(&st) % 49);
+        double edge = (mix(&st) & 1) ? -1.0 : (double)n, d = near[mix(&st) % 6];
+        a = edge - (double)k * b + ((mix(&st) & 1) ? d : -d);
+        break;
+      }
+      default:
+        b = uniform(&st, -3.0, 3.0) * ((mix(&st) & 1) ? 1.0 : 0.01);
+      }
+      ray[2 * ax] = a;
+      ray[2 * ax + 1] = b;
+    }
+    bad_f += crossed_ok_f(ray, nx, ny, nz, vol_f);
+    bad_d += crossed_ok_d(ray, nx, ny, nz, vol_d);
+    int k0, k1;
+    t_slices_crossed_d(ray, nx, ny, nz, &k0, &k1);
+    partial += k0 < k1 && (k0 > 0 || k1 < nz);
+    rays++;
+  }
+  printf("%ld rays, %ld crossing part of the slices in double: mismatches float %ld, double %ld\n", rays, partial,
+         bad_f, bad_d);
+  CHECK_GT(partial, rays / 10); /* the grazing and partial cases do occur */
+  CHECK_EQ_INT(bad_f, 0);
+  CHECK_EQ_INT(bad_d, 0);
+}
+
 /* A detector or grid side beyond DBTR_MAX_SIDE (the range of floor_int) is refused, by name,
  * before any table is sized. */
 DBTR_TEST(refuses_sides_beyond_floor_range) {
@@ -284,5 +365,5 @@ DBTR_TEST(refuses_steep_rays) {
 
 DBTR_TEST_MAIN(adjoint_tiny, adjoint_hologic, adjoint_siemens, adjoint_ge, adjoint_thesis, adjoint_rotated_detector,
                forward_uniform_slab,
-               threads_bitwise, refuses_steep_rays, floor_int,
+               threads_bitwise, slices_crossed_exact, refuses_steep_rays, floor_int,
                refuses_sides_beyond_floor_range, floor_int_all_floats)
