@@ -156,10 +156,9 @@ __device__ void block_sum_store(double v, double *out) {
  * and lengths are read from rays and lens, or with SETUP (batched: they are not all there)
  * made here from the views' geometry, geom. The views are views part_off .. part_off + n of a
  * launch over part_n views, whose block partial sums this launch writes where that launch
- * would. (Separable views could take their crossings
- * from the tables too; measured, that was slower, even with the float modes' crossings in
- * double, whether both axes or only the row's were looked up: the loads wait where the
- * arithmetic does not. docs/performance.md)
+ * would. (Separable views could take their crossings from the tables too; measured, that was
+ * slower, even with the float modes' crossings in double, whether both axes or only the
+ * row's were looked up: the loads wait where the arithmetic does not. docs/performance.md)
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
@@ -168,8 +167,8 @@ __device__ void block_sum_store(double v, double *out) {
 template <int SETUP>
 __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
-              const VIEW *geom, const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj,
-              T *e, double *partial, unsigned part_n, unsigned part_off) {
+              const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
+              double *partial, unsigned part_n, unsigned part_off, const VIEW *geom) {
   int vi = (int)(blockIdx.x % (unsigned)n);
   unsigned t = blockIdx.x / (unsigned)n;
   int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
@@ -179,7 +178,7 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     size_t p = (size_t)views[vi] * npix + q;
     R ray[4];
     T len;
-    if (SETUP) {
+    if constexpr (SETUP) {
       len = ray_of(&geom[views[vi]], r, c, ray);
     } else {
       MODE_LOAD_RAY(ray, rays + 4 * p);
@@ -432,13 +431,13 @@ static int use(const state *s) {
 static int forward_part(state *s, const int *views, int n, int p0, int p1) {
   unsigned blocks = (unsigned)(p1 - p0) * (unsigned)s->n_rows * (unsigned)s->col_tiles;
   if (batched(s))
-    k_forward<1><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, NULL, NULL, s->views,
-                                         s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
-                                         s->partial, (unsigned)n, (unsigned)p0);
+    k_forward<1><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, NULL, NULL, s->vol,
+                                         s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e, s->partial,
+                                         (unsigned)n, (unsigned)p0, s->views);
   else
     k_forward<0><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, s->rays, s->lens,
-                                         NULL, s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
-                                         s->partial, (unsigned)n, (unsigned)p0);
+                                         s->vol, s->nx, s->ny, s->nz, s->y, s->i0, s->transmission, s->proj, s->e,
+                                         s->partial, (unsigned)n, (unsigned)p0, NULL);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
