@@ -504,7 +504,8 @@ static double best_units(double rel, double best) {
 
 /* Path p's state of iteration it (with proj its projections, else its volume) against the
  * referee's: relative L2 against the referee in double, the ulps against it rounded to p's
- * precision. */
+ * precision. For a double path the two are one array, and the statistics' relative L2 is
+ * dbtr_rel_l2_read's (the same squares summed in the same chunks), so it is read once. */
 static int vs_referee(const dbtr_validate *v, const dbtr_vpath *p, size_t it, int proj, dbtr_referee_stats *out) {
   size_t n = proj ? v->m->n_proj : v->m->n_vox;
   const void *a = proj ? v->pp : v->pv;
@@ -513,9 +514,9 @@ static int vs_referee(const dbtr_validate *v, const dbtr_vpath *p, size_t it, in
                    src_d = slot_source(v, &sd, a, p->prec, referee_slot(v, it, proj, DBTR_PREC_DOUBLE), DBTR_PREC_DOUBLE,
                                        DBTR_PREC_DOUBLE);
   dbtr_diff_stats st;
-  double rel = 0.0;
   int rc = dbtr_diff_stats_read(p->prec, n, &src, NULL, &st);
-  if (!rc) rc = dbtr_rel_l2_read(p->prec, n, &src_d, &rel);
+  double rel = st.rel_l2;
+  if (!rc && p->prec == DBTR_PREC_FLOAT) rc = dbtr_rel_l2_read(p->prec, n, &src_d, &rel);
   if (rc) return rc;
   double best = proj ? v->best[it].proj[p->prec] : v->best[it].vol[p->prec];
   *out = (dbtr_referee_stats){.n = n, .rel_l2 = rel, .max_ulp = st.max_ulp, .median_ulp = st.median_ulp,
