@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "io/atomic_file.h"
-#include "lib/problem.h"
 #include "phantoms/systems.h"
+#include "recon/backend.h"
 #include "recon/error.h"
+#include "recon/modes.h"
 #include "recon/version.h"
 
 /* The tokenizer under cli_parse: one argv entry at a time. */
@@ -363,7 +364,7 @@ int cli_convert_system(const char *text, void *target, char *why, size_t why_len
 /* The modes users pick, from recon/modes.def, on one line. */
 static void list_modes(FILE *f, int indent) {
   fprintf(f, "%*sone of:", indent, "");
-  for (int m = 0; m < DBTR_MODE_COUNT; m++) fprintf(f, " %s", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) fprintf(f, " %s", dbtr_mode_name_of((dbtr_mode)m));
   fprintf(f, "\n");
 }
 
@@ -391,10 +392,10 @@ int cli_fail(const char *cmd, int rc) {
   return dbtr_exit_code(rc);
 }
 
-/* --mode names a row of the mode table (recon/backend.h), which says what it accepts. */
+/* --mode names a GPU row of the mode table (recon/modes.h), which says what it accepts. */
 static int convert_mode(const char *text, void *target, char *why, size_t why_len) {
-  dbtr_gpu_mode m;
-  if (dbtr_gpu_mode_parse(text, &m)) {
+  dbtr_mode m;
+  if (dbtr_mode_parse(text, DBTR_ROWS_MODES | DBTR_ROWS_VARIANTS, &m)) {
     snprintf(why, why_len, "%s", dbtr_errmsg());
     dbtr_err_clear();
     return 1;
@@ -465,14 +466,6 @@ static const cli_opt backend_rows[] = {
 cli_group cli_backend_group(cli_backend_opts *o) { return (cli_group){"backend", CLI_ROWS(backend_rows), o}; }
 cli_group cli_threads_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[3], 1, o}; }
 cli_group cli_gpu_group(cli_backend_opts *o) { return (cli_group){NULL, &backend_rows[4], 2, o}; }
-
-int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
-                       int quiet) {
-  char fallback[1024];
-  int rc = dbtr__backend_create(o, prob, out, fallback, sizeof fallback);
-  if (!rc && fallback[0] && !quiet) fprintf(stderr, "dbtr %s: warning: %s; running on the CPU\n", cmd, fallback);
-  return rc;
-}
 
 double cli_now(void) {
   struct timespec ts;

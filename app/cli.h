@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "include/dbtr.h"
 #include "io/scan.h"
-#include "recon/backend.h"
 #include "recon/geom.h"
 
 /* ---- Option tables ----------------------------------------------------------------
@@ -131,11 +131,6 @@ typedef dbtr_backend_opts cli_backend_opts;
 cli_group cli_backend_group(cli_backend_opts *o);
 cli_group cli_threads_group(cli_backend_opts *o);
 cli_group cli_gpu_group(cli_backend_opts *o);
-/* Creates the backend: gpu fails without a GPU; auto uses the GPU when there is one and
- * falls back to the CPU with a warning when the GPU cannot be used. */
-int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out,
-                       int quiet);
-
 /* dbtr_scan_read with a guard (app/scan_guard.c): a crash inside libhdf5 on a damaged file,
  * or a header that is not read within DBTR_SCAN_HEADER_SECONDS (default 60), ends the
  * process with exit code 2 and one line naming the file ("... reading the file crashed

@@ -89,6 +89,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
   dbtr_scan scan;
   float *truth = NULL;
   demo_state st = {.quiet = ro->quiet};
+  dbtr_session *session = NULL;
   double t0 = cli_now();
   if (!scan_path || !truth_path || !recon_path) {
     ex = cli_usage_error(cmd, "out of memory");
@@ -114,7 +115,10 @@ int dbtr_cmd_demo(int argc, char **argv) {
   ro->on_iteration = demo_iteration;
   ro->user = &st;
   char backend[64];
-  if ((ex = app_reconstruct(cmd, &scan, &scan.grid, ro, st.vol, backend, sizeof backend))) goto done;
+  if ((ex = app_recon_open(cmd, &scan, &scan.grid, NULL, ro, 0.0, &session)) ||
+      (ex = app_recon_run(cmd, session, ro, st.vol, backend, sizeof backend)))
+    goto done;
+  dbtr_session_close(&session);
   if ((rc = dbtr_tiff_write(recon_path, &scan.grid, st.vol, NULL))) {
     ex = cli_fail(cmd, rc);
     goto done;
@@ -125,6 +129,7 @@ int dbtr_cmd_demo(int argc, char **argv) {
   printf("dbtr demo: error against the truth (relative L2): %.4f after iteration 1, %.4f after iteration %zu\n",
          st.first, st.last, ro->iterations);
 done:
+  dbtr_session_close(&session);
   dbtr_scan_free(&scan);
 out:
   free(truth);

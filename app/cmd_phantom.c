@@ -7,6 +7,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
+#include "io/memory.h"
 #include "io/volume.h"
 #include "recon/error.h"
 

@@ -103,25 +103,32 @@ int dbtr_cmd_recon(int argc, char **argv) {
   /* Where the time goes, said in the last line: reading, set-up (the checks, the GPU's start,
    * the data, the backend, the start volume), iterations, reading the volume back and freeing
    * the backend, writing. */
-  struct app_recon_times times = {0, 0, 0};
+  struct app_recon_times times = {0, 0};
   o->times = &times;
   double t0 = cli_now();
   dbtr_scan scan;
   rc = cli_read_scan(cmd, &scan, in);
   if (rc) return cli_fail(cmd, rc);
-  double t_read = cli_now() - t0;
+  double t_read = cli_now() - t0, t_done = 0.0;
   dbtr_grid grid;
+  dbtr_session *s = NULL;
   void *vol = NULL; /* floats, or doubles with --format float64 */
-  size_t n_vox = 0;
-  if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid)) || (ex = app_check_memory(cmd, &scan, &grid, o))) goto done;
+  size_t n_vox = 0, es = o->vol_double ? sizeof(double) : sizeof(float);
+  if ((ex = app_grid_resolve(cmd, in, &scan, &a.grid, &grid))) goto done;
   app_warn_doubts(cmd, &scan);
-  if ((rc = dbtr_grid_count(&grid, &n_vox)) ||
-      (rc = dbtr_alloc(&vol, n_vox, o->vol_double ? sizeof(double) : sizeof(float), "volume"))) {
+  if ((rc = dbtr_grid_count(&grid, &n_vox))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  if ((ex = app_recon_open(cmd, &scan, &grid, in, o, (double)es * (double)n_vox, &s))) goto done;
+  if ((rc = dbtr_alloc(&vol, n_vox, es, "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
   char backend[64];
-  if ((ex = app_reconstruct(cmd, &scan, &grid, o, vol, backend, sizeof backend))) goto done;
+  if ((ex = app_recon_run(cmd, s, o, vol, backend, sizeof backend))) goto done;
+  dbtr_session_close(&s);
+  t_done = cli_now();
   double t_write = cli_now();
   dbtr_tiff_opts topts = {.format = u16 ? DBTR_TIFF_UINT16 : o->vol_double ? DBTR_TIFF_FLOAT64 : DBTR_TIFF_FLOAT32,
                           .u16_scale = a.u16_scale};
@@ -134,8 +141,9 @@ int dbtr_cmd_recon(int argc, char **argv) {
             "%s volume %zu x %zu x %zu; %s; %.2f s: reading %.2f, set-up %.2f, iterations %.2f, read-back %.2f, "
             "writing %.2f",
             a.format, grid.nx, grid.ny, grid.nz, backend, cli_now() - t0, t_read, times.iter_start - t0 - t_read,
-            times.iter_end - times.iter_start, times.done - times.iter_end, t_write);
+            times.iter_end - times.iter_start, t_done - times.iter_end, t_write);
 done:
+  dbtr_session_close(&s);
   free(vol);
   dbtr_scan_free(&scan);
   return ex;

@@ -1,5 +1,5 @@
 /* app/cmd_validate.c: `dbtr validate SCAN.h5`: the CPU reference and GPU modes side by
- * side, iteration by iteration (docs/validation.md). The engine (recon/validate.h) runs and
+ * side, iteration by iteration (docs/validation.md). The engine (engine/validate.h) runs and
  * measures; this file parses the options, prints the rows, verdicts and --explain summary,
  * writes the files and maps the outcome to an exit code. */
 #include <stdio.h>
@@ -12,11 +12,10 @@
 #include "app/progress.h"
 #include "app/run.h"
 #include "app/validate.h"
+#include "engine/session.h"
+#include "engine/validate.h"
 #include "io/tiff.h"
-#include "lib/problem.h"
 #include "recon/error.h"
-#include "recon/mlem.h"
-#include "recon/validate.h"
 
 /* The command line, as given. */
 typedef struct {
@@ -238,13 +237,14 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   int rc = cli_read_scan(cmd, &scan, o->in), ex = 0;
   if (rc) return cli_fail(cmd, rc);
   dbtr_grid grid;
-  double *i0 = NULL, *y = NULL;
-  dbtr_mlem m = {0};
+  dbtr_session *s = NULL;
   dbtr_validate v = {0};
   if ((ex = app_grid_resolve(cmd, o->in, &scan, &o->grid, &grid))) goto done;
-  dbtr_algo algo = scan.quantity == DBTR_QUANTITY_COUNTS ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
-  if ((rc = dbtr__data_expand(&scan, algo, &y, &i0))) goto fail;
-  dbtr_data data = {.geom = &scan.geom, .grid = &grid, .algo = algo, .y = y ? y : scan.proj, .i0 = i0};
+  /* The problem alone: the engine makes each path's backend in turn. */
+  dbtr_session_opts so = {.recon = {.subsets = o->subsets, .backend = o->cpu}, .source = o->in, .values_checked = 1,
+                          .problem_only = 1};
+  if ((rc = dbtr_session_open(&s, &scan, &grid, &so))) goto fail;
+  const dbtr_mlem *m = dbtr_session_mlem(s);
   stage_progress sp = {0};
   app_progress_init(&sp.line, cmd, o->quiet);
   /* The referee on the GPU when there is one: 6.5x double's time there, against hours on the CPU at full size. */
@@ -260,11 +260,8 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
    * be made shows in the check. */
   if (o->diffs) mkdir(o->diffs, 0755);
   if (o->report) mkdir(o->report, 0755);
-  if ((rc = dbtr_mlem_init(&m, &data, o->subsets, o->cpu.threads))) goto fail;
-  m.prob.gpu_memory = o->cpu.gpu_memory;
-  m.prob.gpus = o->cpu.gpus;
-  if ((rc = dbtr_validate_open(&v, &m, &vo))) goto fail;
-  for (int p = 0; p < 3 && !o->quiet; p++)
+  if ((rc = dbtr_validate_open(&v, m, &vo))) goto fail;
+  for (int p = 0; p < DBTR_PREC_COUNT && !o->quiet; p++)
     if (v.gpu_memory[p][0])
       fprintf(stderr, "dbtr validate: %s%s: %s\n", p == DBTR_PREC_DD ? "the referee" : dbtr_precision_name((dbtr_precision)p),
               p == DBTR_PREC_DD ? "" : " paths", v.gpu_memory[p]);
@@ -274,13 +271,13 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
             "they go to an unnamed temporary file in %s, which the system caches in free memory\n",
             v.record_bytes / 1073741824.0, v.memory_bytes / 1073741824.0, v.spill_dir);
   if ((ex = check_outputs(cmd, o, &v))) goto done;
-  if (!o->quiet) print_header(o, &scan, &grid, algo, gpu_name);
+  if (!o->quiet) print_header(o, &scan, &grid, m->prob.algo, gpu_name);
   rc = dbtr_validate_run(&v, NULL, NULL);
   app_progress_clear(&sp.line);
   if (rc) goto fail;
   if (!o->quiet) app_validate_print_table(&v);
   if (!o->quiet) app_validate_print_referee(&v);
-  if (o->diffs && (rc = save_diffs(o, &v, &grid, m.n_vox))) goto fail;
+  if (o->diffs && (rc = save_diffs(o, &v, &grid, m->n_vox))) goto fail;
   app_validate_print_verdicts(&v);
   if (o->explain) app_validate_print_explain(&v);
   if (o->report && (rc = app_validate_report(o->report, o->in, o->subsets, &v))) goto fail;
@@ -294,9 +291,7 @@ fail:
   ex = cli_fail(cmd, rc);
 done:
   dbtr_validate_close(&v);
-  free(i0);
-  free(y);
-  dbtr_mlem_free(&m);
+  dbtr_session_close(&s);
   dbtr_scan_free(&scan);
   return ex;
 }
@@ -313,8 +308,8 @@ int dbtr_cmd_validate(int argc, char **argv) {
   int gpu = dbtr_gpu_available(gpu_name, sizeof gpu_name);
   char all[256] = "";
   for (int m = 0; m < DBTR_MODE_COUNT; m++) /* every mode users pick (recon/modes.def) but the referee */
-    if (dbtr_gpu_mode_precision((dbtr_gpu_mode)m) != DBTR_PREC_DD)
-      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? "," : "", dbtr_gpu_mode_name((dbtr_gpu_mode)m));
+    if (dbtr_mode_precision((dbtr_mode)m) != DBTR_PREC_DD)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? "," : "", dbtr_mode_name_of((dbtr_mode)m));
   if (!o.modes) o.modes = gpu ? all : "cpu-1-thread,cpu-float";
   char buf[2 * MAX_NAMES];
   const char *names[MAX_NAMES];

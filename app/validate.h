@@ -1,12 +1,12 @@
 /* app/validate.h: the words and files of `dbtr validate` around the engine's results
- * (recon/validate.h): the verdict lines, shared by the terminal and the JSON report, what is
+ * (engine/validate.h): the verdict lines, shared by the terminal and the JSON report, what is
  * printed on stdout (app/validate_table.c) and the report files (app/validate_report.c). */
 #ifndef DBTR_APP_VALIDATE_H
 #define DBTR_APP_VALIDATE_H
 
 #include <stddef.h>
 
-#include "recon/validate.h"
+#include "engine/validate.h"
 
 /* No line validate prints on stdout is wider. */
 enum { APP_COLUMNS = 100 };

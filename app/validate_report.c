@@ -1,5 +1,5 @@
 /* app/validate_report.c: the files `dbtr validate --report DIR` writes from the engine's
- * results (recon/validate.h): CSV and JSON of every measurement, and SVG plots (differing
+ * results (engine/validate.h): CSV and JSON of every measurement, and SVG plots (differing
  * voxels and max |difference| per iteration, and with the referee the distance from it; log
  * scale, one line per path); and the verdict lines the terminal and the JSON share. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* app/validate_table.c: what `dbtr validate` prints on stdout from the engine's results
- * (recon/validate.h): the table of each path against its CPU reference, with the referee
+ * (engine/validate.h): the table of each path against its CPU reference, with the referee
  * the table of each path against it, the verdicts and the --explain summary. Every line
  * fits in APP_COLUMNS (100) columns: the tables' columns are sized for it, and prose is
  * wrapped. docs/validation.md shows and explains the columns. */

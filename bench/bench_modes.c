@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/backends.h"
+#include "engine/session.h"
 #include "kernels/gpu.h"
 #include "kernels/layout.h"
 #include "phantoms/systems.h"
@@ -151,7 +153,7 @@ static double floor_ms(const floor_count *f, int dp, double bw) {
   return 1e3 * fmax(fmax(arith, cvt), f->bytes / bw);
 }
 
-static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
+static int run_iteration(const dbtr_mlem *m, dbtr_backend *b, void *vol) {
   double dev;
   int rc = dbtr_mlem_iterate(m, b, &dev);
   if (!rc) rc = b->get_volume(b, vol);
@@ -160,17 +162,14 @@ static int run_iteration(dbtr_mlem *m, dbtr_backend *b, void *vol) {
 
 /* Mode again on problem `prob` (m's, changed), against its first backend (timing tm, volume
  * after one iteration vol); the line says what changed (label) and how the memory fits. */
-static void second_run(dbtr_mlem *m, dbtr_gpu_mode mode, const dbtr_problem *prob, const char *label,
+static void second_run(const dbtr_mlem *m, dbtr_mode mode, const dbtr_problem *prob, const char *label,
                        const dbtr_gpu_timing *tm, int repeats, const void *vol, void *vol2, size_t vol_bytes) {
   dbtr_gpu_memory mem;
   dbtr_backend *b = NULL;
   dbtr_gpu_timing t2;
-  dbtr_problem keep = m->prob;
-  m->prob = *prob;
-  if (dbtr_gpu_backend_create(&b, mode, &m->prob) || dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, vol2) ||
+  if (dbtr_backend_create(&b, mode, prob) || dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, vol2) ||
       dbtr_gpu_benchmark(b, repeats, &t2) || dbtr_gpu_memory_of(b, &mem))
     die(label);
-  m->prob = keep;
   printf("  %s: %zu of %zu views' ray records at a time: iter %.2f ms (%.3fx the first, %.2fx as fast; fwd %.3fx, "
          "back %.3fx), %.3f of %.3f GiB a GPU; one iteration %s\n",
          label, mem.batch, mem.n_views, t2.iteration_ms, t2.iteration_ms / tm->iteration_ms,
@@ -263,9 +262,14 @@ int main(int argc, char **argv) {
          fc[0][1].bytes / 1e9, fc[0][0].bytes / 1e9, bw / 1e12, fc[0][1].ops / 1e9, fc[0][0].ops / 1e9,
          fc[0][1].cvt / 1e9, fc[0][0].cvt / 1e9, gm.cand, gm.tile, 100.0 * gm.inside);
 
-  dbtr_data data = {.geom = &g, .grid = &grid, .algo = DBTR_ALGO_TRANSMISSION, .y = y, .i0 = i0};
-  dbtr_mlem m;
-  if (dbtr_mlem_init(&m, &data, 1, cpu_threads)) die("ML-EM set-up");
+  /* The problem as every client has it, from the engine's session; the backends made here, one
+   * mode at a time. */
+  dbtr_scan scan = {.geom = g, .quantity = DBTR_QUANTITY_COUNTS, .proj = y, .i0_shape = DBTR_I0_FULL, .i0 = i0};
+  dbtr_session_opts so = {.recon = {.subsets = 1, .backend = {.threads = cpu_threads}}, .values_checked = 1,
+                          .problem_only = 1};
+  dbtr_session *session;
+  if (dbtr_session_open(&session, &scan, &grid, &so)) die("ML-EM set-up");
+  const dbtr_mlem *m = dbtr_session_mlem(session);
   /* The CPU reference after one iteration, float and double, for the bitwise check. */
   /* A GPU volume of any mode: the widest element is the referee's (double-double). */
   size_t es_max = dbtr_precision_size(DBTR_PREC_DD);
@@ -275,10 +279,10 @@ int main(int argc, char **argv) {
     for (int p = 0; p < 2; p++) {
       dbtr_backend *b = NULL;
       cpu_vol[p] = malloc(nv * es[p]);
-      if (dbtr_cpu_backend_create(&b, p ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT, &m.prob) || dbtr_mlem_load(&m, b, 0.0))
+      if (dbtr_backend_create(&b, p ? DBTR_CPU_DOUBLE : DBTR_CPU_FLOAT, &m->prob) || dbtr_mlem_load(m, b, 0.0))
         die("CPU backend");
       t = now();
-      if (run_iteration(&m, b, cpu_vol[p])) die("CPU iteration");
+      if (run_iteration(m, b, cpu_vol[p])) die("CPU iteration");
       if (p == 0) cpu_iter = now() - t;
       dbtr_backend_destroy(&b);
     }
@@ -289,16 +293,16 @@ int main(int argc, char **argv) {
   for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
     dbtr_backend *b = NULL;
     dbtr_gpu_timing tm;
-    if (dbtr_gpu_backend_create(&b, (dbtr_gpu_mode)mode, &m.prob) || dbtr_mlem_load(&m, b, 0.0)) die("GPU backend");
+    if (dbtr_backend_create(&b, (dbtr_mode)mode, &m->prob) || dbtr_mlem_load(m, b, 0.0)) die("GPU backend");
     const char *same = "-";
-    dbtr_precision prec = dbtr_gpu_mode_precision((dbtr_gpu_mode)mode);
+    dbtr_precision prec = dbtr_mode_precision((dbtr_mode)mode);
     int dp = prec == DBTR_PREC_DOUBLE, dd = prec == DBTR_PREC_DD;
     size_t es_mode = dbtr_precision_size(prec);
     if (do_cpu && (mode == DBTR_MODE_CPU_MATCH || mode == DBTR_MODE_DOUBLE_MATCH)) {
-      if (run_iteration(&m, b, gpu_vol)) die("GPU iteration");
+      if (run_iteration(m, b, gpu_vol)) die("GPU iteration");
       same = memcmp(gpu_vol, cpu_vol[dp], nv * es[dp]) == 0 ? "identical" : "DIFFERS";
     }
-    if ((batched || gpus > 1) && (dbtr_mlem_load(&m, b, 0.0) || run_iteration(&m, b, gpu_vol)))
+    if ((batched || gpus > 1) && (dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, gpu_vol)))
       die("GPU iteration");
     if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;
@@ -306,28 +310,28 @@ int main(int argc, char **argv) {
      * ones): NaN, printed as such. */
     double fl = dd ? (double)NAN : floor_ms(&fc[dp][tm.separable], dp, bw);
     printf("%-13s %9.2f %9.2f %9.2f %10.3f %11.3g %11.3g %9.2f %8.1f %9.2f %-10s %.0fx, %s\n",
-           dbtr_gpu_mode_name((dbtr_gpu_mode)mode), tm.forward_ms, tm.back_ms, tm.iteration_ms,
+           dbtr_mode_name_of((dbtr_mode)mode), tm.forward_ms, tm.back_ms, tm.iteration_ms,
            iterations * tm.iteration_ms / 1e3, voxel_views / (tm.forward_ms / 1e3), voxel_views / (tm.back_ms / 1e3),
            fl, tm.iteration_ms / fl, tm.iteration_ms / fast_iter, tm.separable ? "separable" : "per-pixel",
            cpu_iter * 1e3 / tm.iteration_ms, same);
-    dbtr_problem p2 = m.prob;
+    dbtr_problem p2 = m->prob;
     dbtr_gpu_memory mem;
     if (batched) {
       if (dbtr_gpu_memory_of(b, &mem)) die("GPU memory");
       /* The smallest budget, one view's ray records at a time, unless one is given. */
       p2.gpu_memory = budget_gib > 0.0 ? (size_t)(budget_gib * 1073741824.0) : mem.need_min;
-      second_run(&m, (dbtr_gpu_mode)mode, &p2, "batched", &tm, repeats, gpu_vol, batch_vol, nv * es_mode);
+      second_run(m, (dbtr_mode)mode, &p2, "batched", &tm, repeats, gpu_vol, batch_vol, nv * es_mode);
     }
     if (gpus > 1) {
       char label[32];
       snprintf(label, sizeof label, "%d GPUs", gpus);
-      p2 = m.prob;
+      p2 = m->prob;
       p2.gpus = gpus;
-      second_run(&m, (dbtr_gpu_mode)mode, &p2, label, &tm, repeats, gpu_vol, batch_vol, nv * es_mode);
+      second_run(m, (dbtr_mode)mode, &p2, label, &tm, repeats, gpu_vol, batch_vol, nv * es_mode);
     }
     dbtr_backend_destroy(&b);
   }
-  dbtr_mlem_free(&m);
+  dbtr_session_close(&session);
   free(cpu_vol[0]);
   free(cpu_vol[1]);
   free(gpu_vol);

@@ -238,6 +238,25 @@ DBTR_EXTERN int dbtr_gpu_available(char *name, unsigned long name_len);
  * "double-match"), NULL past the last. */
 DBTR_EXTERN const char *dbtr_mode_name(size_t i);
 
+/* A row of the mode table (docs/modes.md): every path dbtr computes on, the GPU modes, their
+ * --explain variants and the CPU reference's paths. */
+typedef struct {
+  const char *name;          /* "fast", "cpu-match+fma", "cpu-float", "cpu-dd", ... */
+  dbtr_precision precision;  /* the element type it computes in */
+  int gpu;                   /* 1: a GPU mode or variant; 0: the CPU reference */
+  int variant;               /* 1: a single-change variant that validate --explain runs, not for production */
+  int threads;               /* CPU paths: 1 for cpu-1-thread, else 0 (the problem's threads) */
+  /* The path's bitwise class: the CPU path whose bits it gives, bit for bit, in every
+   * iteration ("cpu-float" for cpu-match and cpu-1-thread, "cpu-dd" for dd, the path itself
+   * for a class's CPU path); NULL where it promises no CPU's bits (fast, ieee, double, the
+   * variants). */
+  const char *bitwise_class;
+} dbtr_mode_info;
+
+/* The i-th row of the mode table, in the table's order (the modes users pick first); NULL past
+ * the last. The rows are static: they stay valid for the life of the program. */
+DBTR_EXTERN const dbtr_mode_info *dbtr_mode_at(size_t i);
+
 /* ---- Validation (docs/validation.md) ------------------------------------------------- */
 
 /* How a path's result differs from its reference, element by element. ULP distance counts

@@ -53,15 +53,16 @@ uint64_t dbtr_checkpoint_scan_crc(const dbtr_scan *s) {
   return (uint64_t)c;
 }
 
-/* The CPU reference and the match modes give the same bits, and so do the referee's CPU and
- * GPU (dd), so a checkpoint of one goes on bitwise on the other; every other GPU mode goes on
- * bitwise only on itself. */
+/* The paths of one bitwise class (recon/modes.def: the CPU reference, the match modes, the
+ * referee's CPU and GPU) give the same bits, so a checkpoint of one goes on bitwise on the
+ * other: the arithmetic is the class's, "reference float" for the class of cpu-float. Every
+ * other GPU mode goes on bitwise only on itself. */
 static void arithmetic_of(const dbtr_backend *b, char *out, size_t cap) {
-  const char *n = b->name;
-  if (!strcmp(n, "cpu-float") || !strcmp(n, "gpu:cpu-match")) n = "reference float";
-  else if (!strcmp(n, "cpu-double") || !strcmp(n, "gpu:double-match")) n = "reference double";
-  else if (!strcmp(n, "cpu-dd") || !strcmp(n, "gpu:dd")) n = "reference dd";
-  snprintf(out, cap, "%s", n);
+  int cls = dbtr_mode_class(b->mode);
+  if (cls >= 0)
+    snprintf(out, cap, "reference %s", dbtr_precision_name(dbtr_mode_precision((dbtr_mode)cls)));
+  else
+    snprintf(out, cap, "%s", b->name);
 }
 
 void dbtr_checkpoint_identify(dbtr_checkpoint_info *ci, const dbtr_scan *scan, const dbtr_grid *grid,

@@ -27,6 +27,7 @@
 #include <tiffio.h>
 
 #include "io/atomic_file.h"
+#include "io/memory.h"
 #include "io/tiff_internal.h"
 #include "io/volume.h"
 #include "recon/error.h"

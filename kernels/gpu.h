@@ -35,6 +35,11 @@ typedef struct {
   int gpus;           /* the GPUs the backend spreads over; the sizes above are each one's */
 } dbtr_gpu_memory;
 
+/* The CUDA backend computing GPU row `mode` of the mode table (recon/modes.def), or
+ * DBTR_ENOGPU with the reason (no device, or a build without CUDA). engine/backends.c calls it
+ * through its factory table. */
+int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const dbtr_problem *prob);
+
 /* The CUDA devices this machine has; 0 without (or in a build without CUDA). */
 int dbtr_gpu_count(void);
 

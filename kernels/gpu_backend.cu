@@ -128,7 +128,7 @@ extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
   return 1;
 }
 
-extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob) {
+extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const dbtr_problem *prob) {
   *out = NULL;
   char dev[256];
   int n = 0;
@@ -158,7 +158,10 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, c
       if (cudaDeviceEnablePeerAccess(j, 0) != cudaSuccess) cudaGetLastError(); /* already enabled */
     }
   int rc = create[mode](out, &p);
-  if (!rc) snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_gpu_mode_name(mode));
+  if (!rc) {
+    snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_mode_name_of(mode));
+    (*out)->mode = mode;
+  }
   return rc;
 }
 

@@ -3,7 +3,7 @@
 #include "recon/backend.h"
 #include "recon/error.h"
 
-int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob) {
+int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const dbtr_problem *prob) {
   (void)mode;
   (void)prob;
   *out = NULL;

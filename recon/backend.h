@@ -1,8 +1,9 @@
 /* recon/backend.h: the interface every reconstruction backend implements (the CPU
  * reference in recon/cpu.c, the CUDA modes in kernels/). The ML-EM driver (recon/mlem.c)
  * owns the iteration loop and calls a backend one ordered subset at a time, so the
- * schedule, the callbacks and the data fit are written once. dbtr_algo, dbtr_precision and
- * dbtr_gpu_available are public (include/dbtr.h). */
+ * schedule, the callbacks and the data fit are written once. Which backend computes a row of
+ * the mode table is the engine's choice (engine/backends.h): recon/ names no GPU. dbtr_algo
+ * and dbtr_precision are public (include/dbtr.h). */
 #ifndef DBTR_BACKEND_H
 #define DBTR_BACKEND_H
 
@@ -10,26 +11,11 @@
 
 #include "include/dbtr.h"
 #include "recon/geom.h"
+#include "recon/modes.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The GPU backend's floating-point modes, one for each row of recon/modes.def and in its
- * order: first the modes users pick (DBTR_MODE_FAST, ...), then the single-change variants of
- * the match modes that `dbtr validate --explain` runs (DBTR_VARIANT_CPU_MATCH_FMA, ...). */
-typedef enum {
-#define DBTR_MODE(id, ID, ...) DBTR_MODE_##ID,
-#define DBTR_VARIANT(id, ID, ...) DBTR_VARIANT_##ID,
-#include "recon/modes.def"
-  DBTR_MODE_ALL_COUNT,
-  /* The number of modes users pick, one for each DBTR_MODE row (recon/backend.c checks
-   * that they come first). */
-  DBTR_MODE_COUNT = 0
-#define DBTR_MODE(...) +1
-#define DBTR_VARIANT(...)
-#include "recon/modes.def"
-} dbtr_gpu_mode;
 
 /* What a backend reconstructs. The pointers must outlive the backend. */
 typedef struct {
@@ -60,6 +46,7 @@ typedef struct {
 typedef struct dbtr_backend dbtr_backend;
 struct dbtr_backend {
   char name[64];            /* "cpu-float", "gpu:cpu-match", ... */
+  dbtr_mode mode;           /* the row of the mode table it computes (engine/backends.c sets it) */
   /* How a GPU backend fits the memory it may take, in words (kernels/gpu.h); "" on the CPU:
    * "GPU memory: 23.26 GiB needed, 16.00 GiB allowed (--gpu-memory): ray records made
    * again for 5 views at a time, 15.91 GiB used" */
@@ -92,24 +79,6 @@ struct dbtr_backend {
 void dbtr_backend_destroy(dbtr_backend **b);
 
 int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob);
-/* Defined by kernels/: the CUDA backend in one mode, or DBTR_ENOGPU with the reason. */
-int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_gpu_mode mode, const dbtr_problem *prob);
-
-/* The name users write ("cpu-match", "cpu-match+fma"); "unknown" outside the table. */
-const char *dbtr_gpu_mode_name(dbtr_gpu_mode m);
-/* The mode or variant of that name; DBTR_EINVAL, listing the modes users pick, for anything
- * else. */
-int dbtr_gpu_mode_parse(const char *s, dbtr_gpu_mode *out);
-dbtr_precision dbtr_gpu_mode_precision(dbtr_gpu_mode m);
-/* The variants `dbtr validate --explain` runs beside mode m, each one change away from the
- * match mode of m's precision: writes the first max of them to out (out may be NULL when max
- * is 0) and returns how many there are; 0 for the match modes and the variants. */
-size_t dbtr_gpu_mode_variants(dbtr_gpu_mode m, dbtr_gpu_mode *out, size_t max);
-size_t dbtr_precision_size(dbtr_precision p);
-/* The name users write after --precision: "float", "double" or "dd". */
-const char *dbtr_precision_name(dbtr_precision p);
-/* 1, with the precision of that name in *out; 0 when s names none. */
-int dbtr_precision_of(const char *s, dbtr_precision *out);
 
 #ifdef __cplusplus
 }

@@ -168,6 +168,7 @@ int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const 
   if (!rc) {
     (*out)->precision = precision;
     snprintf((*out)->name, sizeof (*out)->name, "cpu-%s", dbtr_precision_name(precision));
+    (*out)->mode = dbtr_mode_cpu_of(precision);
   }
   return rc;
 }

@@ -36,14 +36,6 @@ void dbtr_err_clear(void);
  * instead of wrapping. Use before every allocation whose size comes from input. */
 int dbtr_size_mul(size_t a, size_t b, size_t *out, const char *what);
 int dbtr_size_mul3(size_t a, size_t b, size_t c, size_t *out, const char *what);
-/* Bytes this process may still allocate: the smaller of the machine's MemAvailable
- * (/proc/meminfo) and the cgroup's memory.max less memory.current, or DBTR_MEMORY_LIMIT
- * (bytes) when set, for sharing a machine and for tests. A negative value: unknown. */
-double dbtr_mem_available(void);
-/* Before a large allocation or a run of them: DBTR_ENOMEM (exit 4) with "what needs X GiB;
- * Y GiB are available" when bytes exceed dbtr_mem_available(), so a run that cannot fit is
- * refused up front instead of being killed part way. 0 when it fits or nothing is known. */
-int dbtr_mem_check(double bytes, const char *what);
 /* malloc of n elements of size elem, overflow checked, with a message on failure. */
 int dbtr_alloc(void **out, size_t n, size_t elem, const char *what);
 

@@ -17,16 +17,12 @@ double dbtr_count_to_line_integral(double y, double i0) {
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads) {
   memset(m, 0, sizeof *m);
   const dbtr_geom *g = data->geom;
-  int rc = dbtr_geom_check(g, "geometry");
-  if (!rc) rc = dbtr_grid_check(data->grid, g, "volume grid");
-  if (!rc) rc = dbtr_geom_proj_count(g, &m->n_proj);
+  int rc = dbtr_geom_proj_count(g, &m->n_proj);
   if (!rc) rc = dbtr_grid_count(data->grid, &m->n_vox);
   if (rc) return rc;
   if (subsets < 1 || subsets > g->n_views)
     return dbtr_err(DBTR_EINVAL, "--subsets %zu: must be between 1 and the number of views (%zu)", subsets,
                     g->n_views);
-  if (data->algo == DBTR_ALGO_TRANSMISSION && !data->i0)
-    return dbtr_err(DBTR_EINVAL, "transmission reconstruction needs i0 (counts data)");
   m->subset_views = malloc(g->n_views * sizeof(size_t));
   m->subset_start = malloc((subsets + 1) * sizeof(size_t));
   if (!m->subset_views || !m->subset_start) {
@@ -39,7 +35,6 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
     for (size_t k = s; k < g->n_views; k += subsets) m->subset_views[j++] = k;
   }
   m->subset_start[subsets] = j;
-  m->data = data;
   m->prob = (dbtr_problem){.geom = g,
                            .grid = data->grid,
                            .algo = data->algo,
@@ -47,6 +42,14 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
                            .subset_views = m->subset_views,
                            .subset_start = m->subset_start,
                            .threads = threads};
+  if ((rc = dbtr_mlem_set_data(m, data))) dbtr_mlem_free(m);
+  return rc;
+}
+
+int dbtr_mlem_set_data(dbtr_mlem *m, const dbtr_data *data) {
+  if (data->algo == DBTR_ALGO_TRANSMISSION && !data->i0)
+    return dbtr_err(DBTR_EINVAL, "transmission reconstruction needs i0 (counts data)");
+  m->data = data;
   /* Constant of the deviance, and the start value: the mean line integral of the data
    * (dbtr_count_to_line_integral for counts, y itself for line integrals) over the mean
    * path length through the grid's slab. The terms (two logarithms a pixel for counts) are
@@ -54,11 +57,8 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
    * sums do not depend on the thread count (thesis: 0.53 -> 0.1 s of set-up). */
   enum { BLOCK = 1 << 18 };
   double *terms = malloc(2 * BLOCK * sizeof(double)), sum_l = 0.0, sum_c = 0.0;
-  if (!terms) {
-    dbtr_mlem_free(m);
-    return dbtr_err(DBTR_ENOMEM, "ML-EM set-up: out of memory");
-  }
-  int transmission = data->algo == DBTR_ALGO_TRANSMISSION, nt = dbtr_cpu_threads(threads);
+  if (!terms) return dbtr_err(DBTR_ENOMEM, "ML-EM set-up: out of memory");
+  int transmission = data->algo == DBTR_ALGO_TRANSMISSION, nt = dbtr_cpu_threads(m->prob.threads);
   for (size_t b0 = 0; b0 < m->n_proj; b0 += BLOCK) {
     long long nb = (long long)(m->n_proj - b0 < BLOCK ? m->n_proj - b0 : BLOCK);
     const double *yb = data->y + b0, *ib = transmission ? data->i0 + b0 : NULL;

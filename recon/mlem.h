@@ -29,9 +29,14 @@ typedef struct {
   double init_value; /* the uniform start value used when none is given */
 } dbtr_mlem;
 
-/* Checks sizes and builds the schedule: subset s holds views s, s + S, s + 2S, ... (each
- * subset spans the whole arc). subsets must be 1..n_views. */
+/* Builds the schedule: subset s holds views s, s + S, s + 2S, ... (each subset spans the
+ * whole arc), subsets 1..n_views; then dbtr_mlem_set_data. The geometry and the grid must have
+ * passed their checks (dbtr_geom_check, dbtr_grid_check): the engine's session checks them once,
+ * where it opens (engine/session.h), and is the one caller outside the tests. */
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads);
+/* Takes data (of m's geometry, grid and algorithm) and computes its constant part of the fit
+ * and the start value: what a new scan of the same problem changes (dbtr_session_rearm). */
+int dbtr_mlem_set_data(dbtr_mlem *m, const dbtr_data *data);
 void dbtr_mlem_free(dbtr_mlem *m);
 
 /* Gives a backend the data and a uniform start volume: init (> 0), else m->init_value,

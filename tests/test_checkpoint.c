@@ -223,20 +223,25 @@ DBTR_TEST(arithmetic_identity) {
   s.proj = calloc(n, sizeof *s.proj);
   REQUIRE(s.proj);
   s.quantity = DBTR_QUANTITY_COUNTS, s.i0_shape = DBTR_I0_SCALAR, s.i0 = &i0;
-  dbtr_backend cpu = {.name = "cpu-float", .precision = DBTR_PREC_FLOAT};
-  dbtr_backend match = {.name = "gpu:cpu-match", .precision = DBTR_PREC_FLOAT};
-  dbtr_backend fast = {.name = "gpu:fast", .precision = DBTR_PREC_FLOAT};
-  dbtr_backend cpu_dd = {.name = "cpu-dd", .precision = DBTR_PREC_DD};
-  dbtr_backend gpu_dd = {.name = "gpu:dd", .precision = DBTR_PREC_DD};
-  dbtr_backend dbl = {.name = "gpu:double", .precision = DBTR_PREC_DOUBLE};
-  dbtr_checkpoint_info a, b, c, d, e, f;
+  /* Each backend carries its row of the mode table, whose bitwise class decides. */
+  dbtr_backend cpu = {.name = "cpu-float", .mode = DBTR_CPU_FLOAT, .precision = DBTR_PREC_FLOAT};
+  dbtr_backend match = {.name = "gpu:cpu-match", .mode = DBTR_MODE_CPU_MATCH, .precision = DBTR_PREC_FLOAT};
+  dbtr_backend fast = {.name = "gpu:fast", .mode = DBTR_MODE_FAST, .precision = DBTR_PREC_FLOAT};
+  dbtr_backend cpu_dd = {.name = "cpu-dd", .mode = DBTR_CPU_DD, .precision = DBTR_PREC_DD};
+  dbtr_backend gpu_dd = {.name = "gpu:dd", .mode = DBTR_MODE_DD, .precision = DBTR_PREC_DD};
+  dbtr_backend dbl = {.name = "gpu:double", .mode = DBTR_MODE_DOUBLE, .precision = DBTR_PREC_DOUBLE};
+  dbtr_backend one = {.name = "cpu-float", .mode = DBTR_CPU_1_THREAD, .precision = DBTR_PREC_FLOAT};
+  dbtr_checkpoint_info a, b, c, d, e, f, g;
   dbtr_checkpoint_identify(&a, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &cpu);
   dbtr_checkpoint_identify(&b, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &match);
   dbtr_checkpoint_identify(&c, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &fast);
   dbtr_checkpoint_identify(&d, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &cpu_dd);
   dbtr_checkpoint_identify(&e, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &gpu_dd);
   dbtr_checkpoint_identify(&f, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &dbl);
+  dbtr_checkpoint_identify(&g, &s, &grid, 1, DBTR_ALGO_TRANSMISSION, &one);
   CHECK_OK(dbtr_checkpoint_match("c", &a, &b));
+  CHECK_OK(dbtr_checkpoint_match("c", &g, &b)); /* one thread's bits are many threads' */
+  CHECK(strcmp(a.arithmetic, "reference float") == 0); /* as checkpoints have always recorded it */
   CHECK_EQ_INT(dbtr_checkpoint_match("c", &a, &c), DBTR_EINVAL);
   /* The referee: its CPU and GPU continue each other (test_gpu.dd_match), double does not. */
   CHECK_OK(dbtr_checkpoint_match("c", &d, &e));

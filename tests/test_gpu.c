@@ -17,8 +17,8 @@
  * bit (dd_match), and so does validate's referee on the GPU and on the CPU (referee_gpu_equals_cpu). */
 #include <string.h>
 
+#include "engine/validate.h"
 #include "kernels/gpu.h"
-#include "recon/validate.h"
 #include "tests/mlem_problem.h"
 #include "tests/test.h"
 
@@ -56,7 +56,7 @@ typedef enum { BUDGET_NONE, BUDGET_ONE_VIEW, BUDGET_HALF } budget;
 
 /* Sets p's GPU memory budget for mode to b, and checks that the backend then makes the ray
  * records of one view at a time (BUDGET_ONE_VIEW) or of fewer than all (BUDGET_HALF). */
-static int set_budget(test_mlem_problem *p, dbtr_gpu_mode mode, budget b) {
+static int set_budget(test_mlem_problem *p, dbtr_mode mode, budget b) {
   p->m.prob.gpu_memory = 0;
   if (b == BUDGET_NONE) return 0;
   dbtr_backend *be = NULL;
@@ -78,14 +78,14 @@ static int set_budget(test_mlem_problem *p, dbtr_gpu_mode mode, budget b) {
 /* Runs the GPU mode beside its CPU reference (the engine picks it: the CPU in the mode's
  * precision) within budget b; match = 1 requires identical bits after every iteration.
  * Returns the relative L2 distance of the final volumes, or -1 if the run failed. */
-static double compare_paths(const char *preset, double rotate_deg, int emission, size_t subsets, dbtr_gpu_mode mode,
+static double compare_paths(const char *preset, double rotate_deg, int emission, size_t subsets, dbtr_mode mode,
                             int match, budget b) {
   test_mlem_problem p;
   double rel = -1.0;
   char what[128];
   snprintf(what, sizeof what, "%s %s, %zu subsets%s", preset, emission ? "emission" : "transmission", subsets,
            b == BUDGET_ONE_VIEW ? ", ray records one view at a time" : "");
-  const char *paths[1] = {dbtr_gpu_mode_name(mode)};
+  const char *paths[1] = {dbtr_mode_name_of(mode)};
   dbtr_validate_opts o = {.paths = paths, .n_paths = 1, .iterations = ITERS};
   dbtr_validate v = {0};
   int rc = test_mlem_problem_open(&p, preset, rotate_deg, emission, subsets, 0);
@@ -135,7 +135,7 @@ DBTR_TEST(match_rotated_detector) { match_preset("hologic", 7.0); }
  * a wrong formula gives (a misplaced weight moves values by whole percent). */
 DBTR_TEST(other_modes_close) {
   need_gpu();
-  const dbtr_gpu_mode modes[3] = {DBTR_MODE_FAST, DBTR_MODE_IEEE, DBTR_MODE_DOUBLE};
+  const dbtr_mode modes[3] = {DBTR_MODE_FAST, DBTR_MODE_IEEE, DBTR_MODE_DOUBLE};
   for (int i = 0; i < 3; i++)
     for (int emission = 0; emission < 2; emission++) {
       double rel = compare_paths("hologic", 0.0, emission, 3, modes[i], 0, BUDGET_NONE);
@@ -146,9 +146,9 @@ DBTR_TEST(other_modes_close) {
 
 /* ITERS iterations of mode within budget b: the volume, the projections made during the last
  * iteration (n_vox and n_proj elements, allocated here) and each iteration's deviance. */
-static int run_mode(test_mlem_problem *p, dbtr_gpu_mode mode, budget b, void **vol, void **proj, double dev[ITERS]) {
+static int run_mode(test_mlem_problem *p, dbtr_mode mode, budget b, void **vol, void **proj, double dev[ITERS]) {
   dbtr_backend *be = NULL;
-  size_t es = dbtr_precision_size(dbtr_gpu_mode_precision(mode));
+  size_t es = dbtr_precision_size(dbtr_mode_precision(mode));
   p->m.prob.gpu_memory = 0;
   int rc = b == BUDGET_NONE ? 0 : set_budget(p, mode, b);
   if (!rc) rc = dbtr_gpu_backend_create(&be, mode, &p->m.prob);
@@ -163,12 +163,12 @@ static int run_mode(test_mlem_problem *p, dbtr_gpu_mode mode, budget b, void **v
 }
 
 /* The results of two runs, the same bits? what names the second. */
-static void require_same_run(const char *what, dbtr_gpu_mode m, const test_mlem_problem *p, void *vol[2],
+static void require_same_run(const char *what, dbtr_mode m, const test_mlem_problem *p, void *vol[2],
                              void *proj[2], double dev[2][ITERS]) {
-  size_t es = dbtr_precision_size(dbtr_gpu_mode_precision(m));
+  size_t es = dbtr_precision_size(dbtr_mode_precision(m));
   int sv = !memcmp(vol[0], vol[1], p->m.n_vox * es), sp = !memcmp(proj[0], proj[1], p->m.n_proj * es);
   int sd = !memcmp(dev[0], dev[1], sizeof dev[0]);
-  printf("%-34s %-12s volume %s, projections %s, deviance %s\n", what, dbtr_gpu_mode_name(m),
+  printf("%-34s %-12s volume %s, projections %s, deviance %s\n", what, dbtr_mode_name_of(m),
          sv ? "same bits" : "DIFFER", sp ? "same bits" : "DIFFER", sd ? "same bits" : "DIFFERS");
   CHECK(sv);
   CHECK(sp);
@@ -187,9 +187,9 @@ DBTR_TEST(batched_same_bits) {
       void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
       double dev[2][ITERS];
       REQUIRE_OK(test_mlem_problem_open(&p, "hologic", rotate[r], 0, 3, 0));
-      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
-      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_HALF, &vol[1], &proj[1], dev[1]));
-      require_same_run(r ? "hologic turned 7 deg, batched" : "hologic, batched", (dbtr_gpu_mode)m, &p, vol, proj, dev);
+      REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
+      REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_HALF, &vol[1], &proj[1], dev[1]));
+      require_same_run(r ? "hologic turned 7 deg, batched" : "hologic, batched", (dbtr_mode)m, &p, vol, proj, dev);
       for (int i = 0; i < 2; i++) {
         free(vol[i]);
         free(proj[i]);
@@ -212,7 +212,7 @@ DBTR_TEST(gpus_same_bits) {
       void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
       double dev[2][ITERS];
       REQUIRE_OK(test_mlem_problem_open(&p, "hologic", rotate[r], 0, 3, 0));
-      REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
+      REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
       const struct {
         int gpus, share;
         budget b;
@@ -227,8 +227,8 @@ DBTR_TEST(gpus_same_bits) {
         snprintf(what, sizeof what, "hologic%s, %s", r ? " turned" : "", runs[i].what);
         p.m.prob.gpus = runs[i].gpus;
         p.m.prob.gpu_share = runs[i].share;
-        REQUIRE_OK(run_mode(&p, (dbtr_gpu_mode)m, runs[i].b, &vol[1], &proj[1], dev[1]));
-        require_same_run(what, (dbtr_gpu_mode)m, &p, vol, proj, dev);
+        REQUIRE_OK(run_mode(&p, (dbtr_mode)m, runs[i].b, &vol[1], &proj[1], dev[1]));
+        require_same_run(what, (dbtr_mode)m, &p, vol, proj, dev);
         free(vol[1]);
         free(proj[1]);
         vol[1] = proj[1] = NULL;
@@ -242,7 +242,7 @@ DBTR_TEST(gpus_same_bits) {
 /* Which gather each problem gets: the separable one for every preset's (axis-aligned)
  * detector, in every mode, and the per-pixel one for a turned detector; so the match tests
  * above cover both. */
-static int runs_separable(const char *preset, double rotate_deg, dbtr_gpu_mode mode) {
+static int runs_separable(const char *preset, double rotate_deg, dbtr_mode mode) {
   test_mlem_problem p;
   dbtr_backend *b = NULL;
   dbtr_gpu_timing tm;
@@ -259,8 +259,8 @@ DBTR_TEST(projector_paths) {
   need_gpu();
   const char *presets[5] = {"tiny", "hologic", "siemens", "ge", "thesis"};
   for (int m = 0; m < DBTR_MODE_COUNT; m++) {
-    for (int p = 0; p < 5; p++) CHECK_EQ_INT(runs_separable(presets[p], 0.0, (dbtr_gpu_mode)m), 1);
-    CHECK_EQ_INT(runs_separable("hologic", 7.0, (dbtr_gpu_mode)m), 0);
+    for (int p = 0; p < 5; p++) CHECK_EQ_INT(runs_separable(presets[p], 0.0, (dbtr_mode)m), 1);
+    CHECK_EQ_INT(runs_separable("hologic", 7.0, (dbtr_mode)m), 0);
   }
 }
 

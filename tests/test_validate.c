@@ -1,4 +1,4 @@
-/* tests/test_validate.c: the validation engine (recon/validate.c) called directly, on the
+/* tests/test_validate.c: the validation engine (engine/validate.c) called directly, on the
  * CPU paths that every build has: the tiny preset's 9 views at test size
  * (tests/problems.h: 48 x 32 pixels, a 40 x 30 x 10 grid), transmission. */
 #include <dirent.h>
@@ -9,7 +9,7 @@
 
 #include "recon/dd.h"
 #include "recon/error.h"
-#include "recon/validate.h"
+#include "engine/validate.h"
 #include "tests/mlem_problem.h"
 #include "tests/test.h"
 

@@ -378,6 +378,30 @@ def modes() -> list:
     return out
 
 
+@dataclass(frozen=True)
+class ModeInfo:
+    """A row of the mode table (docs/modes.md): a path dbtr computes on."""
+    name: str                     # "fast", "cpu-match+fma", "cpu-float", "cpu-dd", ...
+    precision: str                # "float", "double" or "dd"
+    gpu: bool                     # a GPU mode or variant; False: the CPU reference
+    variant: bool                 # a single-change variant that validate's explain runs
+    threads: int                  # CPU paths: 1 for cpu-1-thread, else 0 (all)
+    bitwise_class: Optional[str]  # the CPU path whose bits it gives bit for bit, or None
+
+
+def mode_table() -> list:
+    """Every row of the mode table, in its order: the GPU modes users pick, their explain
+    variants, then the CPU reference's paths; read from libdbtr (dbtr_mode_at), the one home of
+    the modes, so it is the table the library was built with."""
+    out, i = [], 0
+    while (p := _lib.lib.dbtr_mode_at(i)):
+        r = p.contents
+        out.append(ModeInfo(r.name.decode(), ("float", "double", "dd")[r.precision], bool(r.gpu), bool(r.variant),
+                            r.threads, r.bitwise_class.decode() if r.bitwise_class else None))
+        i += 1
+    return out
+
+
 def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
              explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1, referee: bool = False,

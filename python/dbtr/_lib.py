@@ -100,6 +100,11 @@ class ValidationRow(ctypes.Structure):
                 ("has_referee", c_int), ("referee", c_char_p), ("vs_proj", RefereeStats), ("vs_vol", RefereeStats)]
 
 
+class ModeInfo(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("precision", c_int), ("gpu", c_int), ("variant", c_int), ("threads", c_int),
+                ("bitwise_class", c_char_p)]
+
+
 ROW_FN = ctypes.CFUNCTYPE(None, c_void_p, POINTER(ValidationRow))
 
 _PROTOTYPES = {
@@ -124,6 +129,7 @@ _PROTOTYPES = {
     "dbtr_recon_close": (None, [POINTER(c_void_p)]),
     "dbtr_gpu_available": (c_int, [c_char_p, ctypes.c_ulong]),
     "dbtr_mode_name": (c_char_p, [c_size_t]),
+    "dbtr_mode_at": (POINTER(ModeInfo), [c_size_t]),
     "dbtr_validation_run": (c_int, [POINTER(Scan), POINTER(Grid), POINTER(ValidationOpts), ROW_FN, c_void_p]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():

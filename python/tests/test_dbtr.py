@@ -242,6 +242,18 @@ def test_gil_is_released_during_compute(tiny):
     assert ticks[0] >= 20, f"{ticks[0]} wake-ups in {seconds:.2f} s of reconstruction"
 
 
+def test_mode_table_is_the_librarys():
+    """The table from libdbtr: the modes users pick first, then variants, then the CPU paths,
+    and the bitwise classes docs/modes.md promises."""
+    rows = {r.name: r for r in dbtr.mode_table()}
+    names = [r.name for r in dbtr.mode_table()]
+    assert names[:len(dbtr.modes())] == dbtr.modes()
+    assert rows["cpu-match"].bitwise_class == "cpu-float" and rows["cpu-1-thread"].bitwise_class == "cpu-float"
+    assert rows["double-match"].bitwise_class == "cpu-double" and rows["dd"].bitwise_class == "cpu-dd"
+    assert rows["fast"].bitwise_class is None and rows["cpu-match+fma"].variant
+    assert not rows["cpu-float"].gpu and rows["cpu-1-thread"].threads == 1 and rows["cpu-dd"].precision == "dd"
+
+
 def test_version_modes_and_no_stray_warning(tiny):
     assert dbtr.__version__.count(".") == 2
     assert "cpu-match" in dbtr.modes() and "double-match" in dbtr.modes() and "dd" in dbtr.modes()

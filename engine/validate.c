@@ -1,45 +1,44 @@
-/* recon/validate.c: the validation engine (recon/validate.h): the CPU references (and the
+/* engine/validate.c: the validation engine (engine/validate.h): the CPU references (and the
  * referee) run once and recorded, then each compared path in turn against the recording, on
- * one ML-EM problem. */
-#include "recon/validate.h"
+ * one ML-EM problem. Every backend comes from the engine's factories (engine/backends.h), for
+ * the paths the mode table lists (recon/modes.def). */
+#include "engine/validate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/backends.h"
+#include "engine/validate_store.h"
+#include "io/memory.h"
 #include "recon/cpu.h"
 #include "recon/error.h"
-#include "recon/validate_store.h"
 
-/* What a path name means: one of the three CPU paths, or a GPU mode or variant. cpu-double is
- * the double reference's own computation: compared with it, it is identical by construction;
+static dbtr_precision ref_prec(dbtr_vref r) { return r == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT; }
+static dbtr_vref own_ref(dbtr_precision p) { return p == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT; }
+
+/* What a path name means: a row of the mode table, GPU or CPU, but not the referee's. A path
+ * is compared with the CPU reference of its precision, except the CPU path that is its
+ * precision's reference itself (cpu-float, cpu-double): it is compared with the reference in
+ * double. cpu-double is then the double reference's own computation, identical by construction;
  * it is there to be measured against the referee beside cpu-float. */
 static int parse_path(const char *name, dbtr_vpath *p) {
   memset(p, 0, sizeof *p);
   p->explains = -1;
-  p->prec = DBTR_PREC_FLOAT;
-  if (!strcmp(name, "cpu-1-thread")) {
-    p->threads = 1;
-    p->ref = DBTR_VREF_FLOAT;
-  } else if (!strcmp(name, "cpu-float")) {
-    p->ref = DBTR_VREF_DOUBLE;
-  } else if (!strcmp(name, "cpu-double")) {
-    p->prec = DBTR_PREC_DOUBLE;
-    p->ref = DBTR_VREF_DOUBLE;
-  } else if (!strcmp(name, "cpu-dd") ||
-             (!dbtr_gpu_mode_parse(name, &p->mode) && dbtr_gpu_mode_precision(p->mode) == DBTR_PREC_DD)) {
+  int m = dbtr_mode_find(name);
+  if (m >= 0 && dbtr_mode_precision((dbtr_mode)m) == DBTR_PREC_DD)
     return dbtr_err(DBTR_EINVAL, "'%s' is the referee (double-double), not a path: --referee measures every path "
                     "against it", name);
-  } else if (!dbtr_gpu_mode_parse(name, &p->mode)) {
-    p->is_gpu = 1;
-    p->prec = dbtr_gpu_mode_precision(p->mode);
-    p->ref = p->prec == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT;
-  } else {
-    return dbtr_err(DBTR_EINVAL,
-                    "'%s' is not a mode (fast, ieee, cpu-match, double, double-match, cpu-1-thread, cpu-float, "
-                    "cpu-double)", name);
+  if (m < 0) {
+    char all[256];
+    dbtr_mode_list(DBTR_ROWS_MODES | DBTR_ROWS_CPU, 1u << DBTR_PREC_DD, all, sizeof all);
+    return dbtr_err(DBTR_EINVAL, "'%s' is not a mode (%s)", name, all);
   }
+  p->mode = (dbtr_mode)m;
+  p->is_gpu = dbtr_mode_on_gpu(p->mode);
+  p->prec = dbtr_mode_precision(p->mode);
+  p->ref = !p->is_gpu && dbtr_mode_class(p->mode) == m ? DBTR_VREF_DOUBLE : own_ref(p->prec);
   snprintf(p->name, sizeof p->name, "%s", name);
   return 0;
 }
@@ -87,20 +86,17 @@ static int add_paths(dbtr_validate *v, const dbtr_validate_opts *o) {
     if (rc) return rc;
     /* The single changes that separate a mode from its match mode (recon/modes.def), which
      * --explain runs right after the mode. */
-    dbtr_gpu_mode var[DBTR_MODE_ALL_COUNT];
-    size_t nv = 0;
-    if (o->explain && v->paths[idx].is_gpu) nv = dbtr_gpu_mode_variants(v->paths[idx].mode, var, DBTR_MODE_ALL_COUNT);
+    dbtr_mode var[DBTR_MODE_TABLE_COUNT];
+    size_t nv = o->explain ? dbtr_mode_variants(v->paths[idx].mode, var, DBTR_MODE_TABLE_COUNT) : 0;
     for (size_t k = 0; k < nv; k++) {
       size_t vi;
-      if ((rc = add_path(v, dbtr_gpu_mode_name(var[k]), (int)idx, &vi))) return rc;
+      if ((rc = add_path(v, dbtr_mode_name_of(var[k]), (int)idx, &vi))) return rc;
     }
   }
   if (v->n_paths == 0) return dbtr_err(DBTR_EINVAL, "validate: nothing to compare");
   return 0;
 }
 
-static dbtr_precision ref_prec(dbtr_vref r) { return r == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT; }
-static dbtr_vref own_ref(dbtr_precision p) { return p == DBTR_PREC_DOUBLE ? DBTR_VREF_DOUBLE : DBTR_VREF_FLOAT; }
 
 /* The recording's slots: the volume of reference r after iteration it and the projections
  * made during it; then the referee's, four an iteration (its volume and projections rounded
@@ -192,20 +188,20 @@ static int open_store(dbtr_validate *v) {
  * the GPU, so that a GPU that cannot run the problem fails before the references have taken
  * their time; keeps what each said of its memory. */
 static int probe_gpu(dbtr_validate *v) {
-  int seen[3] = {0, 0, 0};
+  int seen[DBTR_PREC_COUNT] = {0};
   for (size_t i = 0; i <= v->n_paths; i++) {
-    dbtr_gpu_mode mode;
+    dbtr_mode mode;
     if (i < v->n_paths && v->paths[i].is_gpu)
       mode = v->paths[i].mode;
     else if (i == v->n_paths && v->referee == DBTR_REFEREE_GPU)
       mode = DBTR_MODE_DD;
     else
       continue;
-    dbtr_precision prec = dbtr_gpu_mode_precision(mode);
+    dbtr_precision prec = dbtr_mode_precision(mode);
     if (seen[prec]) continue;
     seen[prec] = 1;
     dbtr_backend *b = NULL;
-    int rc = dbtr_gpu_backend_create(&b, mode, &v->m->prob);
+    int rc = dbtr_backend_create(&b, mode, &v->m->prob);
     if (!rc) snprintf(v->gpu_memory[prec], sizeof v->gpu_memory[prec], "%s", b->memory);
     dbtr_backend_destroy(&b);
     if (rc) return rc;
@@ -222,7 +218,7 @@ static int prepare(dbtr_validate *v) {
     dbtr_vpath *p = &v->paths[i];
     /* A CPU path on the problem's threads computes its precision's reference bit for bit; free-running, it would
      * only repeat it. cpu-1-thread runs: its point is that another thread count gives the same bits. */
-    p->replays = !p->is_gpu && !p->threads && !v->lockstep && v->have_ref[own_ref(p->prec)];
+    p->replays = !p->is_gpu && !dbtr_mode_info_of(p->mode)->threads && !v->lockstep && v->have_ref[own_ref(p->prec)];
     v->referee_float |= v->referee && p->prec == DBTR_PREC_FLOAT;
   }
   size_t nmax = m->n_vox > m->n_proj ? m->n_vox : m->n_proj;
@@ -368,7 +364,7 @@ static int record_reference(dbtr_validate *v, dbtr_vref r) {
   const dbtr_mlem *m = v->m;
   dbtr_backend *b = NULL;
   begin_stage(v, r == DBTR_VREF_DOUBLE ? "cpu-double reference" : "cpu-float reference");
-  int rc = dbtr_cpu_backend_create(&b, ref_prec(r), &m->prob);
+  int rc = dbtr_backend_create(&b, dbtr_mode_cpu_of(ref_prec(r)), &m->prob);
   if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_mlem_progress hook;
@@ -426,8 +422,7 @@ static int record_referee(dbtr_validate *v) {
   dbtr_backend *b = NULL;
   dbtr_dd *copy = NULL;
   begin_stage(v, v->referee == DBTR_REFEREE_GPU ? "referee (gpu:dd)" : "referee (cpu-dd)");
-  int rc = v->referee == DBTR_REFEREE_GPU ? dbtr_gpu_backend_create(&b, DBTR_MODE_DD, &m->prob)
-                                          : dbtr_cpu_backend_create(&b, DBTR_PREC_DD, &m->prob);
+  int rc = dbtr_backend_create(&b, v->referee == DBTR_REFEREE_GPU ? DBTR_MODE_DD : DBTR_CPU_DD, &m->prob);
   if (!rc && !b->host_state)
     rc = dbtr_alloc((void **)&copy, m->n_vox > m->n_proj ? m->n_vox : m->n_proj, sizeof *copy, "the referee's state");
   if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
@@ -533,9 +528,7 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
   int rc = 0;
   begin_stage(v, p->name);
   if (!p->replays) {
-    dbtr_problem prob = m->prob;
-    if (p->threads) prob.threads = p->threads;
-    rc = p->is_gpu ? dbtr_gpu_backend_create(&b, p->mode, &prob) : dbtr_cpu_backend_create(&b, p->prec, &prob);
+    rc = dbtr_backend_create(&b, p->mode, &m->prob);
     if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   }
   for (size_t it = 0; it < v->iterations && !rc; it++) {

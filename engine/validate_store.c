@@ -1,7 +1,7 @@
-/* recon/validate_store.c: the validation engine's recorded states, in memory or in an
- * unnamed temporary file (recon/validate_store.h). */
+/* engine/validate_store.c: the validation engine's recorded states, in memory or in an
+ * unnamed temporary file (engine/validate_store.h). */
 #define _GNU_SOURCE /* O_TMPFILE (Linux 3.11) */
-#include "recon/validate_store.h"
+#include "engine/validate_store.h"
 
 #include <errno.h>
 #include <fcntl.h>

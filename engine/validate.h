@@ -1,4 +1,4 @@
-/* recon/validate.h: the validation engine behind `dbtr validate` (docs/validation.md).
+/* engine/validate.h: the validation engine behind `dbtr validate` (docs/validation.md).
  *
  * A run takes one ML-EM problem and a list of paths (the CPU paths cpu-1-thread, cpu-float
  * and cpu-double, GPU modes, and with explain the single-change variants of the match
@@ -33,6 +33,7 @@
 #include "recon/backend.h"
 #include "recon/compare.h"
 #include "recon/mlem.h"
+#include "recon/modes.h"
 
 /* What the recording may take in memory when the caller does not say (record_memory): 2 GiB,
  * which holds a small problem's in memory; a larger one goes to the page cache, which does the
@@ -57,8 +58,8 @@ typedef struct {
 /* One compared path, and what was measured after each iteration. */
 typedef struct {
   char name[48];             /* "cpu-1-thread", "cpu-float", "fast", "cpu-match+fma", ... */
-  int is_gpu;
-  dbtr_gpu_mode mode;        /* GPU paths */
+  dbtr_mode mode;            /* its row of the mode table */
+  int is_gpu;                /* the row's: 1 for a GPU mode or variant */
   dbtr_precision prec;       /* the element type of its volume and projections */
   dbtr_vref ref;
   int explains;              /* -1, or the index of the path whose difference this variant explains */
@@ -69,7 +70,6 @@ typedef struct {
   int first_in_proj;         /* 1: that first difference was in the forward projections */
   uint64_t first_max_ulp;    /* the max ULP distance of that first difference */
   /* private */
-  int threads;               /* CPU paths: 1 for cpu-1-thread, 0 for the problem's threads */
   int replays;               /* 1: the path computes exactly its precision's recorded reference (cpu-float,
                                 free-running, beside the float reference), so the recording is its trajectory */
   size_t final_slot;         /* where its final volume is recorded */
@@ -122,7 +122,7 @@ typedef struct {
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
   double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
   int spilled;               /* 1: the recording is in an unnamed temporary file in spill_dir */
-  char gpu_memory[3][224];   /* [precision]: how its GPU paths (the referee for dd) fit their memory
+  char gpu_memory[DBTR_PREC_COUNT][224];   /* [precision]: how its GPU paths (the referee for dd) fit their memory
                                 (dbtr_backend.memory); "" */
   char spill_dir[1024];
   /* private */
@@ -166,7 +166,7 @@ int dbtr_validate_path_is_gpu(const char *name);
 /* Opens a run on m (which must outlive it, as must o's strings): the paths, the size of the
  * recording and where it goes (memory or an unnamed file, whose folder must have room).
  * Each GPU precision the paths use gets one backend made and freed here, so that a GPU
- * that cannot run fails now (as dbtr_gpu_backend_create does), not after the references.
+ * that cannot run fails now (as creating its backend does), not after the references.
  * DBTR_EINVAL for a bad name or an empty list. On failure v is left closed. */
 int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate_opts *o);
 

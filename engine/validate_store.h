@@ -1,4 +1,4 @@
-/* recon/validate_store.h (private to recon/validate.c): where the validation engine keeps
+/* engine/validate_store.h (private to engine/validate.c): where the validation engine keeps
  * what it records, the references' states after every iteration and each path's final
  * volume: in memory when they fit, else in a temporary file that has no name, so that
  * nothing is left behind however the process ends. A fixed list of slots, each written and

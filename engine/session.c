@@ -1,0 +1,270 @@
+/* engine/session.c: the reconstruction session (engine/session.h): the one set-up of a
+ * reconstruction, whoever asks for it. */
+#include "engine/session.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/backends.h"
+#include "io/checkpoint.h"
+#include "io/memory.h"
+#include "io/scan.h"
+#include "recon/cpu.h"
+#include "recon/error.h"
+#include "recon/geom.h"
+
+struct dbtr_session {
+  const dbtr_scan *scan; /* the data's scan: its arrays serve where expand made none, and identify checkpoints */
+  dbtr_geom geom;        /* a copy of the first scan's: the driver and the backend point at it */
+  dbtr_grid grid;        /* a copy too */
+  dbtr_data data;        /* the driver points at it too */
+  dbtr_mlem m;
+  double *y, *i0;        /* the data expanded to full size (expand), or NULL where the scan's own serves */
+  dbtr_backend *b;       /* NULL for a problem-only session */
+  dbtr_session_opts o;
+  void *scratch;         /* a volume of the backend's precision, for checkpoints; made when first needed */
+  dbtr_session_setup setup;
+  char fallback[1024];   /* why "auto" ran on the CPU, or "" */
+};
+
+/* The first value that breaks the rule, with its flat index in the message: a caller's
+ * array has no file or dataset to name. */
+static int check_array(const char *name, const double *v, size_t n, int counts, int positive) {
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    const char *what = !isfinite(x)             ? "is not finite"
+                       : counts && x < 0        ? "is negative; counts must be >= 0"
+                       : positive && !(x > 0.0) ? "is not positive; i0 must be > 0"
+                                                : NULL;
+    if (what) return dbtr_err(DBTR_EINVAL, "%s: value %g at flat index %zu %s", name, x, i, what);
+  }
+  return 0;
+}
+
+/* What a caller built by hand is checked as the reader checks files: the arrays are there, i0
+ * has a known shape (counts need one), every value is finite, counts are >= 0 and i0 > 0. */
+static int check_values(const dbtr_scan *scan) {
+  size_t n;
+  int rc = dbtr_geom_proj_count(&scan->geom, &n);
+  if (rc) return rc;
+  if (!scan->proj) return dbtr_err(DBTR_EINVAL, "projections: none given");
+  int counts = scan->quantity == DBTR_QUANTITY_COUNTS;
+  if (!counts && scan->quantity != DBTR_QUANTITY_LINE_INTEGRAL)
+    return dbtr_err(DBTR_EINVAL, "projections: unknown quantity %d", (int)scan->quantity);
+  if (scan->i0_shape < DBTR_I0_NONE || scan->i0_shape > DBTR_I0_FULL)
+    return dbtr_err(DBTR_EINVAL, "i0: unknown shape %d", (int)scan->i0_shape);
+  if (counts && (scan->i0_shape == DBTR_I0_NONE || !scan->i0))
+    return dbtr_err(DBTR_EINVAL, "i0: counts need the unattenuated counts i0, and none were given");
+  if ((rc = check_array("projections", scan->proj, n, counts, 0))) return rc;
+  if (scan->i0_shape == DBTR_I0_NONE) return 0;
+  return check_array("i0", scan->i0, dbtr_scan_i0_count(scan), 0, 1);
+}
+
+/* The algorithm: the one asked for, or the one the scan's quantity calls for. */
+static int choose_algo(const dbtr_scan *scan, const char *name, dbtr_algo *out) {
+  int counts = scan->quantity == DBTR_QUANTITY_COUNTS;
+  *out = counts ? DBTR_ALGO_TRANSMISSION : DBTR_ALGO_EMISSION;
+  if (!name) return 0;
+  if (!strcmp(name, "emission")) {
+    *out = DBTR_ALGO_EMISSION;
+    return 0;
+  }
+  if (strcmp(name, "transmission"))
+    return dbtr_err(DBTR_EINVAL, "unknown algorithm '%s' (expected transmission or emission)", name);
+  if (!counts)
+    return dbtr_err(DBTR_EINVAL, "algorithm transmission needs counts; these projections are line integrals "
+                                 "(use emission)");
+  *out = DBTR_ALGO_TRANSMISSION;
+  return 0;
+}
+
+/* Full-size double arrays of the data for the driver, into s->y and s->i0: i0 expanded from
+ * whatever shape the scan has (transmission), and for emission from counts the line integrals
+ * (dbtr_count_to_line_integral). Either stays NULL where the scan's own array serves. Each
+ * element on its own, on every thread: the same values for any thread count. */
+static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
+  free(s->y);
+  free(s->i0);
+  s->y = s->i0 = NULL;
+  size_t n;
+  int rc = dbtr_geom_proj_count(&scan->geom, &n);
+  if (rc) return rc;
+  size_t npix = scan->geom.n_rows * scan->geom.n_cols;
+  long long nn = (long long)n;
+  if (algo == DBTR_ALGO_TRANSMISSION) {
+    if ((rc = dbtr_alloc((void **)&s->i0, n, sizeof(double), "i0"))) return rc;
+    double *out = s->i0;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) out[i] = dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix);
+  } else if (scan->quantity == DBTR_QUANTITY_COUNTS) {
+    if ((rc = dbtr_alloc((void **)&s->y, n, sizeof(double), "line integrals"))) return rc;
+    double *out = s->y;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++)
+      out[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix));
+  }
+  s->scan = scan;
+  s->data = (dbtr_data){.geom = &s->geom, .grid = &s->grid, .algo = algo, .y = s->y ? s->y : scan->proj,
+                        .i0 = s->i0};
+  return 0;
+}
+
+/* Refuses with the sizes, before anything is allocated, a run whose host memory at its peak
+ * (the caller's volume, the data in double, the driver's conversions when it loads a backend
+ * and the volume read back, the CPU backend's buffers) exceeds what the machine or its cgroup
+ * has available (io/memory.h). */
+static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *o) {
+  double n_proj = (double)(scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols);
+  double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
+  dbtr_mode gpu_mode, cpu_mode;
+  int gpu, rc = dbtr_backend_choose(&o->recon.backend, &gpu_mode, &cpu_mode, &gpu);
+  if (rc) return rc;
+  (void)gpu_mode;
+  /* Where a GPU can be used the backend's buffers are on it; otherwise the CPU backend's are
+   * counted too. */
+  char name[256];
+  int cpu = !gpu || (strcmp(o->recon.backend.backend ? o->recon.backend.backend : "auto", "gpu") &&
+                     !dbtr_gpu_available(name, sizeof name));
+  dbtr_precision p = dbtr_mode_precision(cpu_mode);
+  double es = (double)dbtr_precision_size(p);
+  double need = o->caller_bytes + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
+  if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
+  char what[128];
+  snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side", dbtr_precision_name(p));
+  return dbtr_mem_check(need, what);
+}
+
+int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *opts) {
+  static const dbtr_session_opts defaults = {0};
+  const dbtr_session_opts *o = opts ? opts : &defaults;
+  *out = NULL;
+  if (!scan || !grid) return dbtr_err(DBTR_EINVAL, "no scan or no grid given");
+  const dbtr_recon_opts *ro = &o->recon;
+  if (!(ro->init >= 0.0 && isfinite(ro->init)))
+    return dbtr_err(DBTR_EINVAL, "init %g: the start value must be finite and >= 0 (0: estimated)", ro->init);
+  double t0 = omp_get_wtime();
+  dbtr_algo algo;
+  int rc = choose_algo(scan, ro->algorithm, &algo);
+  /* The geometry and the grid, once, for every layer below. */
+  if (!rc) rc = dbtr_geom_check(&scan->geom, "geometry");
+  if (!rc) rc = dbtr_grid_check(grid, &scan->geom, o->source ? o->source : "volume grid");
+  if (!rc && !o->values_checked) rc = check_values(scan);
+  if (!rc && !o->problem_only) rc = check_memory(scan, grid, o);
+  if (rc) return rc;
+  dbtr_session *s = calloc(1, sizeof *s);
+  if (!s) return dbtr_err(DBTR_ENOMEM, "reconstruction: out of memory");
+  s->grid = *grid;
+  s->o = *o;
+  rc = dbtr_geom_copy(&s->geom, &scan->geom);
+  if (!rc) rc = expand(s, scan, algo);
+  if (!rc) rc = dbtr_mlem_init(&s->m, &s->data, ro->subsets ? ro->subsets : 1, ro->backend.threads);
+  s->m.prob.gpu_memory = ro->backend.gpu_memory;
+  s->m.prob.gpus = ro->backend.gpus;
+  double t_data = omp_get_wtime();
+  if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
+  double t_backend = omp_get_wtime();
+  if (!rc && s->b) rc = dbtr_mlem_load(&s->m, s->b, ro->init);
+  s->setup = (dbtr_session_setup){t_data - t0, t_backend - t_data, omp_get_wtime() - t_backend};
+  if (rc) {
+    dbtr_session_close(&s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+void dbtr_session_close(dbtr_session **s) {
+  if (!s || !*s) return;
+  dbtr_backend_destroy(&(*s)->b);
+  dbtr_mlem_free(&(*s)->m);
+  dbtr_geom_free(&(*s)->geom);
+  free((*s)->y);
+  free((*s)->i0);
+  free((*s)->scratch);
+  free(*s);
+  *s = NULL;
+}
+
+const dbtr_mlem *dbtr_session_mlem(const dbtr_session *s) { return &s->m; }
+dbtr_backend *dbtr_session_backend(const dbtr_session *s) { return s->b; }
+const char *dbtr_session_fallback(const dbtr_session *s) { return s->fallback; }
+const dbtr_session_setup *dbtr_session_setup_times(const dbtr_session *s) { return &s->setup; }
+
+/* What a checkpoint of this session holds and must match (io/checkpoint.h). */
+static void identify(const dbtr_session *s, dbtr_checkpoint_info *ci) {
+  dbtr_checkpoint_identify(ci, s->scan, &s->grid, s->m.prob.n_subsets, s->m.prob.algo, s->b);
+}
+
+static int scratch(dbtr_session *s, void *given, void **out) {
+  *out = given ? given : s->scratch;
+  if (*out) return 0;
+  int rc = dbtr_alloc(&s->scratch, s->m.n_vox, dbtr_precision_size(s->b->precision), "volume");
+  *out = s->scratch;
+  return rc;
+}
+
+int dbtr_session_run(dbtr_session *s, const dbtr_session_run_opts *r) {
+  if (!s->b) return dbtr_err(DBTR_EINVAL, "a problem-only session runs no iterations");
+  dbtr_checkpoint_info ci;
+  if (r->checkpoint) identify(s, &ci);
+  int rc = 0;
+  for (size_t it = r->first; it <= r->last && !rc; it++) {
+    double dev;
+    if (r->begin) r->begin(r->user, it);
+    if ((rc = dbtr_mlem_iterate_progress(&s->m, s->b, &dev, r->progress))) break;
+    if (r->checkpoint && (it % r->checkpoint_every == 0 || it == r->last)) {
+      void *vol;
+      ci.iterations = it;
+      if ((rc = scratch(s, r->scratch, &vol)) || (rc = s->b->get_volume(s->b, vol)) ||
+          (rc = dbtr_checkpoint_write(r->checkpoint, &ci, vol)))
+        break;
+      if (r->saved) r->saved(r->user, r->checkpoint);
+    }
+    if (r->end) rc = r->end(r->user, it, dev, s->b);
+  }
+  return rc;
+}
+
+int dbtr_session_resume(dbtr_session *s, const char *path, size_t *done, char *writer, size_t writer_len) {
+  if (!s->b) return dbtr_err(DBTR_EINVAL, "a problem-only session resumes nothing");
+  dbtr_checkpoint_info have, want;
+  void *vol = NULL;
+  identify(s, &want);
+  int rc = dbtr_checkpoint_read(path, &have, &vol);
+  if (!rc) rc = dbtr_checkpoint_match(path, &have, &want);
+  if (!rc) rc = s->b->set_volume(s->b, vol);
+  if (!rc) {
+    *done = (size_t)have.iterations;
+    if (writer_len) snprintf(writer, writer_len, "%s", have.backend);
+  }
+  free(vol);
+  return rc;
+}
+
+/* 1 when a and b are the same geometry, value for value. */
+static int same_geometry(const dbtr_geom *a, const dbtr_geom *b) {
+  if (a->n_views != b->n_views || a->n_rows != b->n_rows || a->n_cols != b->n_cols) return 0;
+  size_t bytes = 3 * a->n_views * sizeof(double);
+  return !memcmp(a->source, b->source, bytes) && !memcmp(a->detector_center, b->detector_center, bytes) &&
+         !memcmp(a->detector_u, b->detector_u, bytes) && !memcmp(a->detector_v, b->detector_v, bytes);
+}
+
+int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {
+  if (!same_geometry(&s->geom, &scan->geom))
+    return dbtr_err(DBTR_EINVAL, "%s: another geometry than the session's; a session is re-armed only with a scan of "
+                    "the same views and detector", s->o.source ? s->o.source : "scan");
+  if (scan->quantity != s->scan->quantity)
+    return dbtr_err(DBTR_EINVAL, "%s: %s where the session's scan held %s", s->o.source ? s->o.source : "scan",
+                    scan->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals",
+                    s->scan->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals");
+  int rc = s->o.values_checked ? 0 : check_values(scan);
+  if (!rc) rc = expand(s, scan, s->m.prob.algo);
+  /* The schedule and the backend keep the geometry they were made with, the session's copy,
+   * equal value for value to this scan's. */
+  if (!rc) rc = dbtr_mlem_set_data(&s->m, &s->data);
+  if (!rc && s->b) rc = dbtr_mlem_load(&s->m, s->b, s->o.recon.init);
+  return rc;
+}
