@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "io/atomic_file.h"
-#include "io/volume.h"
+#include "io/volume_format.h"
 #include "recon/error.h"
 
 /* The largest dimension a NIfTI-1 header holds (dim[] is int16). */
@@ -117,7 +117,7 @@ static int write_file(const dbtr_atomic_file *f, int gzip, const nifti_1_header 
 int dbtr_nifti_write(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts) {
   dbtr_volume_type type = DBTR_VOLUME_TIFF;
   int rc = dbtr__volume_check(path, grid, data, opts);
-  if (!rc) rc = dbtr_volume_type_of(path, &type);
+  if (!rc) rc = dbtr__volume_type_by_name(path, &type);
   if (!rc && type == DBTR_VOLUME_TIFF)
     rc = dbtr_err(DBTR_EINVAL, "%s: a NIfTI file's name must end in .nii or .nii.gz", path);
   if (!rc && (grid->nx > NIFTI1_MAX_DIM || grid->ny > NIFTI1_MAX_DIM || grid->nz > NIFTI1_MAX_DIM))

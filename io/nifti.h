@@ -8,7 +8,7 @@
 #ifndef DBTR_NIFTI_H
 #define DBTR_NIFTI_H
 
-#include "io/tiff.h"
+#include "io/volume_format.h"
 #include "recon/geom.h"
 
 /* 1 when this build writes NIfTI (libnifti was found), else 0 (io/nifti_none.c). */

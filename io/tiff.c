@@ -29,7 +29,7 @@
 #include "io/atomic_file.h"
 #include "io/memory.h"
 #include "io/tiff_internal.h"
-#include "io/volume.h"
+#include "io/volume_format.h"
 #include "recon/error.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -104,18 +104,7 @@ static void tiff_close(TIFF *t) {
 static const char *log_msg(const tiff_log *log, const char *fallback) { return log->msg[0] ? log->msg : fallback; }
 
 /* ---------------------------------------------------------------------------------------
- * Conversions and decisions. */
-
-uint16_t dbtr_u16_from_double(double v) {
-  if (!(v > 0.0)) return 0; /* negative, zero and NaN: never wrap to 65467 */
-  double r = round(v);      /* halves away from zero, exactly: v + 0.5 would round 0.49999999999999994 up */
-  if (r >= 65535.0) return 65535;
-  return (uint16_t)r;
-}
-
-uint16_t dbtr_u16_store(float v, double scale, double offset) {
-  return dbtr_u16_from_double(((double)v - offset) * scale);
-}
+ * Decisions. */
 
 int dbtr__tiff_needs_bigtiff(size_t bytes) {
   const uint64_t limit = (UINT64_C(4) << 30) - (UINT64_C(64) << 20);

@@ -8,28 +8,11 @@
 #ifndef DBTR_TIFF_H
 #define DBTR_TIFF_H
 
-#include <stddef.h>
-#include <stdint.h>
-
+#include "io/volume_format.h"
 #include "recon/geom.h"
 
-/* The sample format of a volume file (TIFF and NIfTI alike), and with it the type of the
- * data the writers take: floats for FLOAT32 and UINT16, doubles for FLOAT64. */
-typedef enum { DBTR_TIFF_FLOAT32 = 0, DBTR_TIFF_UINT16 = 1, DBTR_TIFF_FLOAT64 = 2 } dbtr_tiff_format;
-
-typedef struct {
-  dbtr_tiff_format format;
-  /* uint16 only: stored = round_sat((value - offset) * scale); NaN becomes 0. */
-  double u16_scale;
-  double u16_offset;
-} dbtr_tiff_opts;
-
-/* The explicit float-to-uint16 conversion: rounded to nearest (halves away from zero),
- * saturating (negative and NaN to 0, over range to 65535). */
-uint16_t dbtr_u16_from_double(double v);
-/* The uint16 stored for value v: dbtr_u16_from_double((v - offset) * scale), in double.
- * Every uint16 writer (TIFF, NIfTI) stores through it, so their integers are the same. */
-uint16_t dbtr_u16_store(float v, double scale, double offset);
+/* The sample format (dbtr_tiff_opts) and the uint16 conversion (dbtr_u16_from_double) are
+ * io/volume_format.h's, shared with the NIfTI writer. */
 
 /* Writes data ((nz, ny, nx) values in 1/mm, x fastest: floats, or doubles for FLOAT64) with
  * the grid's voxel size. opts NULL means float32. The grid origin is written into the

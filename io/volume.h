@@ -1,14 +1,13 @@
 /* io/volume.h: writing a volume in the file type its name asks for: TIFF (.tif, .tiff;
  * io/tiff.h) for Fiji/ImageJ, tifffile and napari, or NIfTI-1 (.nii, .nii.gz; io/nifti.h)
  * for nibabel and the neuroimaging tools. The app writes every volume through
- * dbtr_volume_write, so a new type is a new case here. docs/volume-format.md. */
+ * dbtr_volume_write, so a new type is a new case here. The sample format, dbtr_volume_type and
+ * what the writers share are in io/volume_format.h, below them. docs/volume-format.md. */
 #ifndef DBTR_VOLUME_H
 #define DBTR_VOLUME_H
 
-#include "io/tiff.h"
+#include "io/volume_format.h"
 #include "recon/geom.h"
-
-typedef enum { DBTR_VOLUME_TIFF, DBTR_VOLUME_NIFTI, DBTR_VOLUME_NIFTI_GZ } dbtr_volume_type;
 
 /* The type named by the end of path, in any letter case: .tif or .tiff, .nii, .nii.gz.
  * Anything else is DBTR_EINVAL with a message naming path and the endings accepted, so a
@@ -26,10 +25,5 @@ int dbtr_volume_write(const char *path, const dbtr_grid *grid, const void *data,
  * for volumes that go into a computation (dbtr project), where a NaN would come out as a
  * plausible scan that dbtr recon then refuses. */
 int dbtr_volume_check_finite(const char *path, const dbtr_grid *grid, const float *data);
-
-/* For io/ writers: the checks every type shares (a path, a volume with voxels, positive
- * finite voxel sizes, a finite origin, a known format with a usable uint16 scale), each
- * refusal DBTR_EINVAL naming path. */
-int dbtr__volume_check(const char *path, const dbtr_grid *grid, const void *data, const dbtr_tiff_opts *opts);
 
 #endif

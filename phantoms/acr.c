@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "phantoms/builders.h"
 #include "phantoms/shapes.h"
 #include "recon/error.h"
 

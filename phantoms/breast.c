@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "phantoms/random.h"
+#include "phantoms/builders.h"
 #include "phantoms/shapes.h"
 #include "recon/error.h"
 

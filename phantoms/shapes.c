@@ -7,7 +7,9 @@
  * the clip box's interval and with the segment's [0, 1]. Nothing is sampled: a projection
  * is exact up to rounding, so reconstruction tests that use it commit no inverse crime.
  * Sums run over the shapes in list order, and each output element is computed by one
- * thread, so every result is bitwise the same for any thread count. */
+ * thread, so every result is bitwise the same for any thread count. The helpers the phantom
+ * builders (phantoms/breast.c, phantoms/acr.c) make their shapes with are here too; the
+ * builders call this file, never the other way (phantoms/phantom.c picks the builder). */
 #include "phantoms/shapes.h"
 
 #include <math.h>
@@ -91,33 +93,6 @@ void dbtr__grid_bounds(const dbtr_grid *grid, double lo[3], double hi[3]) {
     lo[j] = grid->origin[j] - 0.5 * d[j];
     hi[j] = grid->origin[j] + ((double)n[j] - 0.5) * d[j];
   }
-}
-
-int dbtr_phantom_kind_from_name(const char *name) {
-  if (name && strcmp(name, "breast") == 0) return DBTR_PHANTOM_BREAST;
-  if (name && strcmp(name, "acr") == 0) return DBTR_PHANTOM_ACR;
-  return -1;
-}
-
-int dbtr_phantom_make(dbtr_phantom *p, dbtr_phantom_kind kind, const dbtr_grid *grid, uint64_t seed) {
-  memset(p, 0, sizeof *p);
-  if (!grid) return dbtr_err(DBTR_EINVAL, "phantom: no grid given");
-  int rc = dbtr_grid_check(grid, NULL, "phantom grid");
-  if (rc) return rc;
-  if (kind == DBTR_PHANTOM_BREAST)
-    rc = dbtr__make_breast(p, grid, seed);
-  else if (kind == DBTR_PHANTOM_ACR)
-    rc = dbtr__make_acr(p, grid);
-  else
-    return dbtr_err(DBTR_EINVAL, "phantom: unknown kind %d (expected breast or acr)", (int)kind);
-  if (rc) dbtr_phantom_free(p);
-  return rc;
-}
-
-void dbtr_phantom_free(dbtr_phantom *p) {
-  if (!p) return;
-  free(p->shapes);
-  memset(p, 0, sizeof *p);
 }
 
 /* ---- chords ---- */

@@ -4,7 +4,6 @@
 #define DBTR_PHANTOMS_SHAPES_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "phantoms/phantom.h"
 
@@ -42,8 +41,5 @@ void dbtr__shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]);
 
 /* The grid's outer faces: voxel edges, not centres. */
 void dbtr__grid_bounds(const dbtr_grid *grid, double lo[3], double hi[3]);
-
-int dbtr__make_breast(dbtr_phantom *p, const dbtr_grid *grid, uint64_t seed);
-int dbtr__make_acr(dbtr_phantom *p, const dbtr_grid *grid);
 
 #endif

@@ -3,7 +3,7 @@
 # against this build (tests/python.cmake). DBTR_PYTHON picks the interpreter (default
 # /usr/bin/python3, which has Debian's numpy, pytest and tifffile: run.sh installs them). A
 # missing pytest or numpy fails the case: nothing here skips.
-#   test_NAME  runs that pytest test of python/tests/test_dbtr.py, with DBTR_CLI=DBTR and
+#   tests/FILE::test_NAME  runs that pytest test of python/tests/FILE, with DBTR_CLI=DBTR and
 #              DBTR_LIBRARY=LIBDBTR, the package from the source tree
 #   install    `pip install` of python/ into a virtual environment, as docs/python.md has it,
 #              then the installed package, run from elsewhere, loads its own copy of libdbtr
@@ -16,9 +16,9 @@ src=$(cd "$(dirname "$0")/../python" && pwd)
 export PYTHONDONTWRITEBYTECODE=1
 
 case $what in
-test_*)
+tests/*::test_*)
   cd "$src"
-  DBTR_CLI=$cli DBTR_LIBRARY=$lib PYTHONPATH=$src exec "$py" -m pytest -q -p no:cacheprovider "tests/test_dbtr.py::$what"
+  DBTR_CLI=$cli DBTR_LIBRARY=$lib PYTHONPATH=$src exec "$py" -m pytest -q -p no:cacheprovider "$what"
   ;;
 install)
   # Debian's Python installs packages only into a virtual environment (PEP 668); offline, with

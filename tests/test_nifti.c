@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "io/nifti.h"
+#include "io/tiff.h"
 #include "io/volume.h"
 #include "recon/error.h"
 #include "tests/test.h"

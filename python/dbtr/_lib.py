@@ -35,11 +35,14 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
-# The enums of include/dbtr.h, in their order.
+# The enums of include/dbtr.h, in their order, and its constants. They and the structs below
+# repeat the header, which ctypes cannot read: python/tests/test_struct_layout.py checks them
+# against what the C compiler makes of it (tests/struct_layout.c).
 QUANTITIES = ("counts", "line_integral")
 DTYPES = ("float32", "float64", "uint16", "uint32")
 I0_NONE, I0_SCALAR, I0_PER_VIEW, I0_PER_PIXEL, I0_FULL = range(5)
 PREC_FLOAT, PREC_DOUBLE, PREC_DD = 0, 1, 2  # dbtr_precision; a dd value is two float64, hi then lo
+SCAN_MAX_NOTES = 8  # DBTR_SCAN_MAX_NOTES
 
 _dp = POINTER(c_double)
 
@@ -61,7 +64,7 @@ class ScanNote(ctypes.Structure):
 class Scan(ctypes.Structure):
     _fields_ = [("geom", Geom), ("quantity", c_int), ("proj", _dp), ("i0_shape", c_int), ("i0", _dp),
                 ("has_grid", c_int), ("grid", Grid), ("stored_dtype", c_int), ("n_notes", c_size_t),
-                ("notes", ScanNote * 8)]  # DBTR_SCAN_MAX_NOTES
+                ("notes", ScanNote * SCAN_MAX_NOTES)]
 
 
 class ScanWriteOpts(ctypes.Structure):
