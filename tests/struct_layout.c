@@ -76,6 +76,14 @@ static const layout_line layout[] = {
     FIELD(dbtr_recon_opts, init),
     FIELD(dbtr_recon_opts, backend),
 
+    STRUCT(dbtr_mode_info),
+    FIELD(dbtr_mode_info, name),
+    FIELD(dbtr_mode_info, precision),
+    FIELD(dbtr_mode_info, gpu),
+    FIELD(dbtr_mode_info, variant),
+    FIELD(dbtr_mode_info, threads),
+    FIELD(dbtr_mode_info, bitwise_class),
+
     STRUCT(dbtr_diff_stats),
     FIELD(dbtr_diff_stats, n),
     FIELD(dbtr_diff_stats, n_differ),
