@@ -5,7 +5,6 @@
 #include "engine/session.h"
 #include "include/dbtr.h"
 #include "recon/error.h"
-#include "recon/modes.h"
 #include "recon/version.h"
 
 struct dbtr_recon {
@@ -13,8 +12,6 @@ struct dbtr_recon {
 };
 
 const char *dbtr_version(void) { return DBTR_VERSION_STRING; }
-
-const char *dbtr_mode_name(size_t i) { return i < DBTR_MODE_COUNT ? dbtr_mode_name_of((dbtr_mode)i) : NULL; }
 
 int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *opts) {
   *out = NULL;

@@ -78,6 +78,8 @@ const dbtr_mode_info *dbtr_mode_info_of(dbtr_mode m) {
 
 const dbtr_mode_info *dbtr_mode_at(size_t i) { return i < DBTR_MODE_TABLE_COUNT ? dbtr_mode_info_of((dbtr_mode)i) : NULL; }
 
+const char *dbtr_mode_name(size_t i) { return i < DBTR_MODE_COUNT ? rows[i].info.name : NULL; }
+
 const char *dbtr_mode_name_of(dbtr_mode m) { return (unsigned)m < DBTR_MODE_TABLE_COUNT ? rows[m].info.name : "unknown"; }
 
 dbtr_precision dbtr_mode_precision(dbtr_mode m) {

@@ -1,1 +1,1 @@
-dbtr_add_test_file(SOURCE test_compare.c LABELS cpu LIBS dbtr_core)
+dbtr_add_test_file(SOURCE test_compare.c LABELS cpu LIBS dbtr_recon)
