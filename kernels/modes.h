@@ -1,5 +1,5 @@
 /* kernels/modes.h: the arithmetic of one floating-point mode (docs/modes.md), the one
- * kernels/backend_mode.cu is being compiled for. Each mode is a row of recon/modes.def;
+ * kernels/mode_kernels.cu is being compiled for. Each mode is a row of recon/modes.def;
  * kernels/CMakeLists.txt (and kernels/ptx_audit.sh, which compiles what the build compiles)
  * pass the row's columns as DBTR_ROW_ID, DBTR_ROW_PREC, DBTR_ROW_ARITH, DBTR_ROW_DIV,
  * DBTR_ROW_SQRT and DBTR_ROW_EXP, with the row's nvcc flags (contraction, FTZ, division and
@@ -59,7 +59,7 @@
 
 #if !defined(DBTR_ROW_ID) || !defined(DBTR_ROW_PREC) || !defined(DBTR_ROW_ARITH) || !defined(DBTR_ROW_DIV) || \
     !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP)
-#error "compile kernels/backend_mode.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
+#error "compile kernels/mode_kernels.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
 #endif
 
 /* A column's value names the definition to use: MODE__COL(MODE__DIV_, DBTR_ROW_DIV) is
@@ -80,7 +80,9 @@
 #define MODE_GEOM_DOUBLE 1
 #define MODE_R double
 #define MODE_VIEW dbtr_view_d
+#define MODE_VIEW_OF dbtr_view_reduce
 #define MODE_FOOT dbtr_footprint_f
+#define MODE_FOOT_OF dbtr_footprint_to_f
 #define MODE_CROSS dbtr_cross_f
 #define MODE_SLOTW dbtr_slotw_f
 #define MODE_GROUPW dbtr_groupw_f
@@ -99,7 +101,9 @@
 #elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_double
 #define MODE_T double
 #define MODE_VIEW dbtr_view_d
+#define MODE_VIEW_OF dbtr_view_reduce
 #define MODE_FOOT dbtr_footprint_d
+#define MODE_FOOT_OF dbtr_footprint_to_d
 #define MODE_CROSS dbtr_cross_d
 #define MODE_SLOTW dbtr_slotw_d
 #define MODE_GROUPW dbtr_groupw_d
@@ -112,13 +116,15 @@
 #define MODE__EXP_libm(a) exp(a)
 #define MODE__EXP_shared(a) dbtr_exp_sh(a)
 #elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_dd
-/* The referee: every operation is recon/dd.h's (recon/dd_ops.h, which kernels/backend_mode.cu
+/* The referee: every operation is recon/dd.h's (recon/dd_ops.h, which kernels/mode_kernels.cu
  * includes for it), in the row's columns as dd. Its T is a struct: dd_ops.h also gives
  * proj_impl.h its conversions and comparisons. */
 #define MODE_IS_DD 1
 #define MODE_T dbtr_dd
 #define MODE_VIEW dbtr_view_dd
+#define MODE_VIEW_OF dbtr_view_reduce_dd
 #define MODE_FOOT dbtr_footprint_dd
+#define MODE_FOOT_OF dbtr_footprint_to_dd
 #define MODE_CROSS dbtr_cross_dd
 #define MODE_SLOTW dbtr_slotw_dd
 #define MODE_GROUPW dbtr_groupw_dd
@@ -153,7 +159,7 @@
 
 #if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) != MODE__PREC_dd
 /* The operations of recon/proj_impl.h for the mode's element type, as MODE_MUL ... (which
- * kernels/backend_mode.cu passes on as DBTR_MUL ...).
+ * kernels/mode_kernels.cu passes on as DBTR_MUL ...).
  * arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
  * under -fmad=true; rn, explicitly rounded, which neither nvcc nor ptxas contracts. */
 #define MODE__MUL_op(a, b) ((a) * (b))

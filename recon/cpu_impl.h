@@ -236,7 +236,7 @@ static void CF(gather_sep)(const CF(tables) * t, const size_t *views, size_t n, 
 }
 
 /* Gathers, for each voxel, sum over the listed views of w e1 (and w e2), then applies the
- * update (recon/proj_impl.h, dbtr_update) to the voxel and its two sums. */
+ * update (recon/update.h, dbtr_update) to the voxel and its two sums. */
 static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n, const CT *e1, const CT *e2, CT *vol,
                               dbtr_update update) {
   long long rows = (long long)t->nz * t->ny;

@@ -48,18 +48,7 @@
 
 #include "recon/crmath.h"
 #include "recon/hd.h"
-
-/* What a gather does with each voxel's two sums (acc1, acc2) once it has summed its views:
- * the CPU reference's (recon/cpu_impl.h) and the kernels' (kernels/backend_mode.cu) take one.
- * Declared once, however many instances include this file. */
-#ifndef DBTR_UPDATE_DECLARED
-#define DBTR_UPDATE_DECLARED
-typedef enum {
-  DBTR_UPDATE_BACK = 0,         /* the voxel becomes acc1: a plain back projection */
-  DBTR_UPDATE_TRANSMISSION = 1, /* transmission_voxel(voxel, acc1, acc2) */
-  DBTR_UPDATE_EMISSION = 2      /* emission_voxel(voxel, acc1, acc2) */
-} dbtr_update;
-#endif
+#include "recon/update.h"
 
 #ifndef DBTR_LOAD_RAY
 #define DBTR_LOAD_RAY(dst, src) \
