@@ -193,7 +193,23 @@
 #define MODE_FLOOR_BY_SHIFT 0
 #endif
 
+/* The GPU's tuning of recon/proj_impl.h's loops, through its hooks (the same arithmetic; the
+ * measurements are in docs/performance.md). forward_ray's slice loop is unrolled by 2: two
+ * slices a step, each added in order (nvcc does not unroll it unasked; by 4 was slower). */
+#define DBTR_SLICE_LOOP_UNROLL _Pragma("unroll 2")
+
 #ifdef MODE_GEOM_DOUBLE
+/* A float sample widened to double by a cvt without .ftz (DBTR_WIDEN_F): under -ftz (fast) a
+ * cast's cvt.ftz costs an FMUL by 1 before the F2F, to flush a subnormal float, and the sample
+ * is never one there: it is the result of a flushing FADD or FFMA. Without -ftz the two are
+ * the same instruction. The same bits, one instruction a slice fewer. */
+static __device__ __forceinline__ double mode_widen_f(float v) {
+  double w;
+  asm("cvt.f64.f32 %0, %1;" : "=d"(w) : "f"(v));
+  return w;
+}
+#define DBTR_WIDEN_F(v) mode_widen_f(v)
+
 /* The float modes' geometry in double: the row's arith (op or rn) and sqrt in double; its
  * division in double is the operator (correctly rounded: double has no approximate one) or
  * __ddiv_rn. Float splits a double crossing itself, in fixed point (recon/proj_impl.h,

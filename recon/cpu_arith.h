@@ -1,6 +1,6 @@
 /* recon/cpu_arith.h: recon/proj_impl.h instantiated with the CPU reference's operators:
  * plain C operators (one IEEE operation each: the CPU code is compiled with
- * -ffp-contract=off), floor by additions (floor_int), and the correctly rounded exp of
+ * -ffp-contract=off), floor by additions (floor_int, proj_impl.h's default), and the correctly rounded exp of
  * recon/crmath.h; for the double-double referee, recon/dd.h's operations. Include it with
  * DBTR_FN defined and DBTR_CPU_PREC set to 0 (float), 1 (double) or 2 (double-double), the
  * values of dbtr_precision; recon/cpu.c includes it once for each, and tests/test_projector.c
@@ -41,7 +41,6 @@
 #define DBTR_ADD(a, b) ((a) + (b))
 #define DBTR_SUB(a, b) ((a) - (b))
 #define DBTR_DIV(a, b) ((a) / (b))
-#define DBTR_FLOOR_BY_SHIFT 1
 #endif
 #include "recon/proj_impl.h"
 #undef DBTR_CPU_PREC
