@@ -42,7 +42,7 @@
 /* The shared arithmetic in double with the CPU reference's operators, for the floor's
  * count of crossings inside the grid. */
 #define DBTR_FN(name) b_##name
-#define DBTR_CPU_PREC 1
+#define DBTR_TRAITS_PREC double
 #include "recon/cpu_arith.h"
 
 static double now(void) {

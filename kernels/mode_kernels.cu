@@ -30,12 +30,12 @@
 #include "recon/rays.h"
 
 #include "kernels/modes.h"
-typedef MODE_T T;
-typedef MODE_R R; /* the geometry's type: ray records, crossings, forward sums (double for float) */
-typedef MODE_VIEW VIEW;
-typedef MODE_FOOT FOOT;
-typedef MODE_CROSS CROSS;
-typedef MODE_SLOTW SLOTW;
+typedef DBTR_P_T T;
+typedef DBTR_P_R R; /* the geometry's type: ray records, crossings, forward sums (double for float) */
+typedef DBTR_P_VIEW VIEW;
+typedef DBTR_P_FOOT FOOT;
+typedef DBTR_P_CROSS CROSS;
+typedef DBTR_P_SLOTW SLOTW;
 typedef MODE_GROUPW GROUPW;
 #ifdef MODE_GEOM_DOUBLE
 /* A float mode's geometry: the shared arithmetic in double, with the row's operations in
@@ -57,12 +57,12 @@ typedef MODE_GROUPW GROUPW;
 #define DBTR_GEOM_FN(name) gd_##name
 #define DBTR_R_TO_T MODE_GEOM_TO_T
 #endif
-#define DBTR_T MODE_T
+#define DBTR_T DBTR_P_T
 #define DBTR_FN(name) g_##name
-#define DBTR_VIEW MODE_VIEW
-#define DBTR_FOOT MODE_FOOT
+#define DBTR_VIEW DBTR_P_VIEW
+#define DBTR_FOOT DBTR_P_FOOT
 #define DBTR_LOAD_RAY MODE_LOAD_RAY
-#ifdef MODE_IS_DD
+#if DBTR_P_ID == DBTR_P_ID_DD
 #include "recon/dd_ops.h"
 #else
 #define DBTR_MUL MODE_MUL
@@ -87,20 +87,20 @@ namespace {
 /* The separable gather, its tables (sep_tables; k_gather_sep runs while sep.on) and their
  * builder, over the shared arithmetic above, in this mode. Inside the namespace, as everything
  * of the mode is; the headers it includes were all included above, so they add nothing here. */
-#define DBTR_T MODE_T
-#define DBTR_R MODE_R
+#define DBTR_T DBTR_P_T
+#define DBTR_R DBTR_P_R
 #define DBTR_FN(name) g_##name
-#define DBTR_FOOT MODE_FOOT
-#define DBTR_CROSS MODE_CROSS
-#define DBTR_SLOTW_T MODE_SLOTW
+#define DBTR_FOOT DBTR_P_FOOT
+#define DBTR_CROSS DBTR_P_CROSS
+#define DBTR_SLOTW_T DBTR_P_SLOTW
 #define DBTR_GROUPW MODE_GROUPW
 #define DBTR_SEP_TABLES sep_tables
 #define DBTR_LOAD_PAIR MODE_LOAD_PAIR
 #define DBTR_LOAD_GROUP MODE_LOAD4
-#ifdef MODE_SAME_BITS
-#define DBTR_OF_INT(i) MODE_OF_INT(i)
-#define DBTR_EQ(a, b) MODE_EQ(a, b)
-#define DBTR_SAME_BITS(a, b) MODE_SAME_BITS(a, b)
+#ifdef DBTR_P_SAME_BITS
+#define DBTR_OF_INT(i) DBTR_P_OF_INT(i)
+#define DBTR_EQ(a, b) DBTR_P_EQ(a, b)
+#define DBTR_SAME_BITS(a, b) DBTR_P_SAME_BITS(a, b)
 #endif
 #include "kernels/separable.h"
 
@@ -178,10 +178,10 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     proj[p] = l;
     if (transmission) {
       T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
-      fit = dbtr_fit_transmission(MODE_TO_D(y[p]), MODE_TO_D(l), MODE_TO_D(yhat));
+      fit = dbtr_fit_transmission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l), DBTR_P_TO_D(yhat));
     } else {
       g_emission_pixel(l, y[p], len, &e[2 * p], &e[2 * p + 1]);
-      fit = dbtr_fit_emission(MODE_TO_D(y[p]), MODE_TO_D(l));
+      fit = dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
     }
   }
   block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
@@ -216,7 +216,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
 #pragma unroll
   for (int a = 0; a < DBTR_XPAIR; a++)
 #pragma unroll
-    for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = MODE_ZERO;
+    for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = DBTR_P_ZERO;
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i], kz = k * (size_t)nz + (size_t)z;
     dbtr_slots gs = load_slots(&sep.gs[kz * (size_t)sep.n_groups + (size_t)gi]), xs[DBTR_XPAIR];
@@ -227,7 +227,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
       int x = x0 + a * DBTR_GS_X;
       T w4[DBTR_SLOTW];
       xs[a] = DBTR_NO_SLOTS;
-      for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = MODE_ZERO;
+      for (int j = 0; j < DBTR_SLOTW; j++) w4[j] = DBTR_P_ZERO;
       if (x < nx) {
         xs[a] = load_slots(&sep.xs[kz * (size_t)nx + (size_t)x]);
         MODE_LOAD4(w4, sep.xw[kz * (size_t)nx + (size_t)x].w);
@@ -277,7 +277,7 @@ __device__ void gather_pixels(const R *rk, const T *ek, int x0, int y0, int z, i
 #pragma unroll
       for (int v = 0; v < DBTR_MICRO * DBTR_MICRO; v++) {
         T wt = g_weight_at(ix, iy, wx, wy, x0 + v % DBTR_MICRO, y0 + v / DBTR_MICRO);
-        if (!MODE_IS0(wt)) g_accumulate(wt, v1, v2, 1, &a1[v], &a2[v]);
+        if (!DBTR_P_IS0(wt)) g_accumulate(wt, v1, v2, 1, &a1[v], &a2[v]);
       }
     }
 }
@@ -302,8 +302,8 @@ __global__ void k_gather(const int *views, int n, const FOOT *foot, const R *ray
     int x = x0 + v % DBTR_MICRO, y = y0 + v / DBTR_MICRO;
     size_t j = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x;
     int from_carry = carry && !first && x < nx && y < ny;
-    a1[v] = from_carry ? carry[j] : MODE_ZERO;
-    a2[v] = from_carry ? carry[nvox + j] : MODE_ZERO;
+    a1[v] = from_carry ? carry[j] : DBTR_P_ZERO;
+    a2[v] = from_carry ? carry[nvox + j] : DBTR_P_ZERO;
   }
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i];
@@ -393,11 +393,11 @@ sep_tables sep_of(const dbtr__gpu_sep *t) {
 
 /* View k and a footprint in this mode's types: the CPU reference's conversions (recon/cpu.c),
  * so both start from the same bits. */
-void view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, void *out) { MODE_VIEW_OF(g, grid, k, (VIEW *)out); }
-void foot_of(const dbtr_footprint_d *in, void *out) { MODE_FOOT_OF(in, (FOOT *)out); }
+void view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, void *out) { DBTR_P_VIEW_OF(g, grid, k, (VIEW *)out); }
+void foot_of(const dbtr_footprint_d *in, void *out) { DBTR_P_FOOT_OF(in, (FOOT *)out); }
 
 int fill(void *v, size_t n, double value) {
-  k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>((T *)v, n, MODE_FROM_D(value));
+  k_fill<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>((T *)v, n, DBTR_P_FROM_D(value));
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
@@ -479,7 +479,7 @@ int gather_pixels(const part *s, const int *views, int n, int local, void *carry
 }
 
 const dbtr__gpu_kernels kernels = {
-    MODE_PREC,     sizeof(T),     sizeof(R),  sizeof(VIEW), sizeof(FOOT), sizeof(CROSS), sizeof(SLOTW),
+    DBTR_P_PREC,     sizeof(T),     sizeof(R),  sizeof(VIEW), sizeof(FOOT), sizeof(CROSS), sizeof(SLOTW),
     sizeof(GROUPW), view_of,      foot_of,    fill,         make_rays,    sep_views,     sep_rest,
     forward,       reduce_fit,    gather_sep, gather_pixels};
 

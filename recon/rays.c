@@ -111,8 +111,6 @@ void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out) {
   out->rr = (float)in->rr;
 }
 
-void dbtr_footprint_to_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
-
 void dbtr_footprint_to_dd(const dbtr_footprint_d *in, dbtr_footprint_dd *out) {
   for (int i = 0; i < 9; i++) out->h[i] = dbtr_dd_of(in->h[i]);
   out->rc = dbtr_dd_of(in->rc);
