@@ -17,8 +17,8 @@
  * spread over N GPUs and prints the same, with the speed-up over one GPU.
  *
  * Prints, per mode: the median time of one forward projection, one back projection (with
- * the update) and one iteration (CUDA events, after a warm-up), voxel-views per second,
- * the counted floor (bytes and operations, docs/performance.md), the ratio to `fast`, the
+ * the update) and one iteration (CUDA events, after a warm-up: bench/gpu_timing.c),
+ * voxel-views per second, the counted floor (bytes and operations, docs/performance.md), the ratio to `fast`, the
  * speed-up over the CPU, and whether cpu-match / double-match are bitwise identical to the
  * CPU after one iteration of the full problem. The data: a compressed-breast-shaped
  * volume (mu 0.05 /mm in a half ellipse, 0.08 in a central block) projected by the CPU
@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/gpu_timing.h"
 #include "engine/backends.h"
 #include "engine/session.h"
 #include "kernels/gpu.h"
@@ -43,7 +44,7 @@
 /* The shared arithmetic in double with the CPU reference's operators, for the floor's
  * count of crossings inside the grid. */
 #define DBTR_FN(name) b_##name
-#define DBTR_CPU_PREC 1
+#define DBTR_TRAITS_PREC double
 #include "recon/cpu_arith.h"
 
 static double now(void) {
@@ -168,7 +169,7 @@ static void second_run(const dbtr_mlem *m, dbtr_mode mode, const dbtr_problem *p
   dbtr_backend *b = NULL;
   dbtr_gpu_timing t2;
   if (dbtr_backend_create(&b, mode, prob) || dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, vol2) ||
-      dbtr_gpu_benchmark(b, repeats, &t2) || dbtr_gpu_memory_of(b, &mem))
+      dbtr_gpu_benchmark(b, prob, repeats, &t2) || dbtr_gpu_memory_of(b, &mem))
     die(label);
   printf("  %s: %zu of %zu views' ray records at a time: iter %.2f ms (%.3fx the first, %.2fx as fast; fwd %.3fx, "
          "back %.3fx), %.3f of %.3f GiB a GPU; one iteration %s\n",
@@ -304,7 +305,7 @@ int main(int argc, char **argv) {
     }
     if ((batched || gpus > 1) && (dbtr_mlem_load(m, b, 0.0) || run_iteration(m, b, gpu_vol)))
       die("GPU iteration");
-    if (dbtr_gpu_benchmark(b, repeats, &tm)) die("GPU benchmark");
+    if (dbtr_gpu_benchmark(b, &m->prob, repeats, &tm)) die("GPU benchmark");
     if (mode == DBTR_MODE_FAST) fast_iter = tm.iteration_ms;
     /* The referee's floor is not counted (each of its operations is a sequence of double
      * ones): NaN, printed as such. */

@@ -1,5 +1,6 @@
 /* kernels/gpu.h: what the CUDA backend offers beyond recon/backend.h: how it fits the
- * memory it may take, and timing of its kernels with CUDA events, for bench/. */
+ * memory it may take, which gather it runs, and its phases one at a time, which bench/ times
+ * (bench/gpu_timing.h). */
 #ifndef DBTR_GPU_H
 #define DBTR_GPU_H
 
@@ -8,14 +9,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct {
-  double forward_ms;   /* forward projection of every view (with the pixel terms), median */
-  double back_ms;      /* gather back projection of every view with the update, median */
-  double iteration_ms; /* one full ML-EM iteration (all subsets, fit included), median */
-  double bytes;        /* device memory the backend holds */
-  int separable;       /* 1: the separable gather runs (recon/proj_impl.h), 0: the per-pixel one */
-} dbtr_gpu_timing;
 
 /* How a GPU backend fits its memory budget (docs/performance.md, "GPU memory"). Everything
  * lives in one arena. When all of it fits, the ray records of every view stay on the GPU;
@@ -47,9 +40,21 @@ int dbtr_gpu_count(void);
  * backend that is not a GPU one. */
 int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out);
 
-/* Times a GPU backend's kernels: warm-up, then `repeats` runs of each, CUDA events, medians.
- * The backend's volume changes (iterations run); reload it afterwards if it matters. */
-int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out);
+/* 1 where GPU backend b's gather runs over the separable tables (docs/ARCHITECTURE.md,
+ * Separable views), 0 where it runs per pixel; DBTR_EINVAL for a backend that is not a GPU one. */
+int dbtr_gpu_separable(const dbtr_backend *b);
+
+/* One phase of an ML-EM subset over every view of GPU backend b, as bench/ times it. */
+typedef enum {
+  DBTR_GPU_PHASE_FORWARD = 0, /* the forward projection with the pixel terms and the data fit */
+  DBTR_GPU_PHASE_GATHER = 1   /* the gather back projection with the update (the volume changes) */
+} dbtr_gpu_phase;
+
+/* Runs one phase of b. Its launches are queued on the default stream of b's first GPU, which
+ * the call leaves current (on several GPUs the others have finished theirs): a CUDA event
+ * recorded after the call completes with the phase, and one recorded before it, on that GPU,
+ * times it without the host's wait. cudaDeviceSynchronize waits for it. */
+int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase);
 
 #ifdef __cplusplus
 }

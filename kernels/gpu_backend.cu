@@ -170,9 +170,3 @@ extern "C" int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
   *out = ((const dbtr__gpu_common *)b->impl)->memory;
   return 0;
 }
-
-extern "C" int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
-  if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "benchmark: not a GPU backend");
-  if (repeats < 1) repeats = 1;
-  return ((dbtr__gpu_common *)b->impl)->bench(b, repeats, out);
-}

@@ -1,6 +1,8 @@
-/* kernels/gpu_internal.h: what the per-mode backends share: the device memory arena (the
- * one owner of all device memory, sized up front), uploads, and the rounding of the host's
- * double geometry to the mode's type. C++ (CUDA) only. */
+/* kernels/gpu_internal.h: what the GPU backend's parts share. The device memory arena (the one
+ * owner of all device memory, sized up front) and uploads (kernels/gpu_backend.cu); the state
+ * of one GPU's part of a backend, whose buffers are untyped (dbtr__gpu_part); the launch table
+ * each mode's object gives the host backend (dbtr__gpu_kernels, kernels/mode_kernels.cu); and
+ * the host backend built over it (kernels/gpu_host.cu). C++ (CUDA) only. */
 #ifndef DBTR_GPU_INTERNAL_H
 #define DBTR_GPU_INTERNAL_H
 
@@ -9,10 +11,11 @@
 #include "kernels/gpu.h"
 #include "recon/backend.h"
 #include "recon/rays.h"
+#include "recon/separable_types.h"
+#include "recon/update.h"
 
 /* Every GPU backend's impl starts with this. */
 typedef struct {
-  int (*bench)(dbtr_backend *b, int repeats, dbtr_gpu_timing *out);
   dbtr_gpu_memory memory; /* how the backend fits the memory it may take */
 } dbtr__gpu_common;
 
@@ -49,21 +52,103 @@ int dbtr__gpu_arena_alloc(dbtr__gpu_arena *a);
 void dbtr__gpu_arena_free(dbtr__gpu_arena *a);
 int dbtr__gpu_upload(void *dst, const void *src, size_t bytes);
 
-/* View k and a footprint in the mode's type: the CPU reference's (recon/cpu.c), so both start
- * from the same bits. The view is double's in float and double (float's geometry is double's)
- * and reduced in double-double for the referee. */
-static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_d *out) {
-  dbtr_view_reduce(g, grid, k, out);
-}
-static inline void dbtr__gpu_view_of(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out) {
-  dbtr_view_reduce_dd(g, grid, k, out);
-}
-static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_f *out) { dbtr_footprint_to_f(in, out); }
-static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
-static inline void dbtr__gpu_foot_convert(const dbtr_footprint_d *in, dbtr_footprint_dd *out) { dbtr_footprint_to_dd(in, out); }
+/* The separable tables (kernels/separable.h) as the host plans them: the same members in the
+ * same order as a mode's sep_tables, with the pointers to the mode's elements untyped. */
+typedef struct {
+  int on;                   /* 1: the views are separable and the gather may use the tables */
+  int n_groups;             /* groups of DBTR_GROUP voxel rows: DBTR_N_GROUPS(ny) */
+  void *cx, *cy;            /* crossings: (n_views, nz, n_cols), (n_views, nz, n_rows) */
+  dbtr_slots *xs, *ys, *gs; /* (n_views, nz, nx), (n_views, nz, ny), (n_views, nz, n_groups) */
+  void *xw, *yw;            /* slot weights: (n_views, nz, nx), (n_views, nz, ny) */
+  void *gw;                 /* group weights: (n_views, nz, n_groups) */
+  int *flag;                /* set to 1 once anything is found not separable */
+} dbtr__gpu_sep;
+
+/* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
+ * holds the whole problem (data, volume, tables), projects its share of each subset's views
+ * forward and updates its slab of slices, and the first part leads (parts, below). The host
+ * only plans and moves the buffers, so they are untyped: T is the mode's element type and R
+ * its geometry's (double for float), of k->t_size and k->r_size bytes; only the mode's
+ * launchers (k) see their types. */
+typedef struct dbtr__gpu_kernels dbtr__gpu_kernels;
+typedef struct dbtr__gpu_part dbtr__gpu_part;
+struct dbtr__gpu_part {
+  dbtr__gpu_common common;
+  const dbtr__gpu_kernels *k; /* the mode's kernels and element sizes */
+  int dev;          /* the CUDA device it runs on */
+  int z0, z1;       /* the slices its gathers update: all, or its slab */
+  int n_parts;      /* the first part: the GPUs the backend spreads over; 1: one */
+  dbtr__gpu_part *parts[DBTR_GPUS_MAX];
+  int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
+  int *owner;       /* the first part, on several GPUs: the part that projects each view */
+  double *partial_host; /* the first part, on several GPUs: each part's partial sums, then the merged ones */
+  int nx, ny, nz, n_rows, n_cols;
+  int col_tiles; /* k_forward's blocks per detector row */
+  size_t n_views, npix, nproj, nvox, n_partial;
+  size_t batch;      /* views whose ray records rays and lens hold: n_views (every view, in order) or a batch */
+  int sep_possible;  /* the geometry can be separable (gpu_host.cu, sep_possible) */
+  int transmission;
+  dbtr_update update; /* what the gathers do with each voxel's sums */
+  size_t n_subsets;
+  size_t *subset_start; /* host copy, n_subsets + 1 */
+  dbtr__gpu_arena arena;
+  char *rays;                          /* R: ray records (4 each) */
+  char *lens, *y, *i0, *vol, *proj, *e; /* T; e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
+  char *carry;                         /* T: the per-pixel gather's sums between batches (k_gather) */
+  char *views;                         /* the mode's view: (n_views) */
+  char *foot;                          /* the mode's footprint: (n_views, nz) */
+  dbtr__gpu_sep sep;
+  int *sched, *all_views;
+  double *partial, *fit;
+};
+
+/* What a mode's object (kernels/mode_kernels.cu, compiled once per row of recon/modes.def)
+ * gives the host backend: its element sizes, the reduction of the host's double geometry to
+ * its types, and one launcher per step. Each launcher makes the launches the step takes on the
+ * current device's default stream, each followed by a check of cudaGetLastError, and returns
+ * 0 or a DBTR_EGPU code; the host orders the steps, batches them and spreads them over GPUs. */
+struct dbtr__gpu_kernels {
+  dbtr_precision precision;
+  size_t t_size;      /* the element type T */
+  size_t r_size;      /* the geometry's type R (ray records) */
+  size_t view_size;   /* a view, as the kernels read it */
+  size_t foot_size;   /* a footprint */
+  size_t cross_size;  /* the separable tables' elements: a crossing, slot weights, group weights */
+  size_t slotw_size;
+  size_t groupw_size;
+  /* View k, and a footprint, in the mode's types: the CPU reference's (recon/cpu.c), so that
+   * both start from the same bits. */
+  void (*view_of)(const dbtr_geom *g, const dbtr_grid *grid, size_t k, void *out);
+  void (*foot_of)(const dbtr_footprint_d *in, void *out);
+  /* Every element of v (n of T) becomes value, rounded to T. */
+  int (*fill)(void *v, size_t n, double value);
+  /* The ray records of views list[0 .. n) (a device list) into slots 0 .. n of rays and lens. */
+  int (*make_rays)(const dbtr__gpu_part *s, const int *list, size_t n);
+  /* The separable set-up's steps that read ray records, for views k0 .. k0 + n (whose records
+   * are in slots 0 .. n): the records' check and the crossings' tables. */
+  int (*sep_views)(const dbtr__gpu_part *s, size_t k0, size_t n);
+  /* The set-up's remaining steps, over every view: the slots, their check, the row groups. */
+  int (*sep_rest)(const dbtr__gpu_part *s);
+  /* The forward projection of views[p0 .. p1) of a device list of n, with the pixel terms, its
+   * blocks' partial sums of the data fit where one launch over the list would write them; with
+   * setup, each ray's record made where it is used (batched), else read from rays and lens. */
+  int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int p0, int p1, int setup);
+  /* The data fit of a forward projection of n views: the partial sums in one fixed order. */
+  int (*reduce_fit)(const dbtr__gpu_part *s, int n);
+  /* The separable gather with the update over views[0 .. n), slices z0 .. z1. */
+  int (*gather_sep)(const dbtr__gpu_part *s, const int *views, int n);
+  /* The per-pixel gather over views[0 .. n), slices z0 .. z1: the records of view views[i]
+   * (local 0) or of slot i (local 1); with carry, the sums start from it unless first and go
+   * back to it unless last, and only the last batch updates the voxels. */
+  int (*gather_pixels)(const dbtr__gpu_part *s, const int *views, int n, int local, void *carry, int first, int last);
+};
+
+/* A backend of one part per GPU (prob->gpus; all on device 0 with prob->gpu_share), the first
+ * leading, running the kernels of k. */
+int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const dbtr__gpu_kernels *k);
 
 /* One create function per row of recon/modes.def, each defined by that row's object of
- * kernels/backend_mode.cu. */
+ * kernels/mode_kernels.cu: dbtr__gpu_host_create with the row's launch table. */
 extern "C" {
 #define DBTR_MODE(id, ...) int dbtr__gpu_create_##id(dbtr_backend **out, const dbtr_problem *prob);
 #define DBTR_VARIANT(id, ...) int dbtr__gpu_create_##id(dbtr_backend **out, const dbtr_problem *prob);

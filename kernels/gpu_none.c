@@ -15,10 +15,14 @@ int dbtr_gpu_available(char *name, unsigned long name_len) {
   return 0;
 }
 
-int dbtr_gpu_benchmark(dbtr_backend *b, int repeats, dbtr_gpu_timing *out) {
+int dbtr_gpu_separable(const dbtr_backend *b) {
   (void)b;
-  (void)repeats;
-  (void)out;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}
+
+int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase) {
+  (void)b;
+  (void)phase;
   return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
 }
 

@@ -60,7 +60,7 @@ enum {
 /* The number of groups of DBTR_GROUP voxel rows in ny rows. */
 #define DBTR_N_GROUPS(ny) DBTR_TILES(ny, DBTR_GROUP)
 
-/* The separable set-up kernels (kernels/sep_setup.cuh) run each step of the builder
+/* The separable set-up kernels (kernels/mode_kernels.cu) run each step of the builder
  * (DBTR_SETUP_FOR, recon/separable_types.h) in a grid of DBTR_SETUP_BLOCKS blocks of
  * DBTR_BLOCK threads. */
 enum { DBTR_SETUP_BLOCKS = 1024 };

@@ -1,5 +1,5 @@
 /* kernels/modes.h: the arithmetic of one floating-point mode (docs/modes.md), the one
- * kernels/backend_mode.cu is being compiled for. Each mode is a row of recon/modes.def;
+ * kernels/mode_kernels.cu is being compiled for. Each mode is a row of recon/modes.def;
  * kernels/CMakeLists.txt (and kernels/ptx_audit.sh, which compiles what the build compiles)
  * pass the row's columns as DBTR_ROW_ID, DBTR_ROW_PREC, DBTR_ROW_ARITH, DBTR_ROW_DIV,
  * DBTR_ROW_SQRT and DBTR_ROW_EXP, with the row's nvcc flags (contraction, FTZ, division and
@@ -59,7 +59,7 @@
 
 #if !defined(DBTR_ROW_ID) || !defined(DBTR_ROW_PREC) || !defined(DBTR_ROW_ARITH) || !defined(DBTR_ROW_DIV) || \
     !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP)
-#error "compile kernels/backend_mode.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
+#error "compile kernels/mode_kernels.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
 #endif
 
 /* A column's value names the definition to use: MODE__COL(MODE__DIV_, DBTR_ROW_DIV) is
@@ -67,27 +67,21 @@
 #define MODE__COL2(a, b) a##b
 #define MODE__COL(a, b) MODE__COL2(a, b)
 
-/* prec: the element type, the records recon/rays.h defines for it, their loads, and the
+/* prec: the element type and what the CPU reference shares about it (recon/prec_traits.h:
+ * DBTR_P_T, DBTR_P_R, DBTR_P_VIEW, DBTR_P_FOOT, zero, conversions, ...), and what is the GPU's:
+ * the loads of its records, the group weights of its thread layout (kernels/layout.h), and the
  * prefix of its explicitly rounded operations. */
-#define MODE__PREC_float 1
-#define MODE__PREC_double 2
-#define MODE__PREC_dd 3
-#if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_float
-#define MODE_T float
+#define DBTR_TRAITS_PREC DBTR_ROW_PREC
+#include "recon/prec_traits.h"
+#if DBTR_P_ID == DBTR_P_ID_FLOAT
 /* The float modes' geometry is double's (recon/proj_impl.h, DBTR_GEOM_FN), as the CPU's float
  * is (recon/cpu_arith.h): ray records and views in double, computed with the row's operations
  * in double (MODE_GEOM_*, below), and their results rounded to float once. */
 #define MODE_GEOM_DOUBLE 1
-#define MODE_R double
-#define MODE_VIEW dbtr_view_d
-#define MODE_FOOT dbtr_footprint_f
-#define MODE_CROSS dbtr_cross_f
-#define MODE_SLOTW dbtr_slotw_f
 #define MODE_GROUPW dbtr_groupw_f
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
 #define MODE_LOAD4 DBTR_LOAD4_F
-#define MODE_PREC DBTR_PREC_FLOAT
 #define MODE_RN(op) __f##op##_rn
 #define MODE_FLOOR(a) floorf(a)
 /* approx and fast exist in float only: a row asking for them in another precision does not
@@ -96,64 +90,29 @@
 #define MODE__EXP_fast(a) __expf(a)
 #define MODE__EXP_libm(a) expf(a)
 #define MODE__EXP_shared(a) dbtr_expf_cr(a)
-#elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_double
-#define MODE_T double
-#define MODE_VIEW dbtr_view_d
-#define MODE_FOOT dbtr_footprint_d
-#define MODE_CROSS dbtr_cross_d
-#define MODE_SLOTW dbtr_slotw_d
+#elif DBTR_P_ID == DBTR_P_ID_DOUBLE
 #define MODE_GROUPW dbtr_groupw_d
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_D
 #define MODE_LOAD4 DBTR_LOAD4_D
-#define MODE_PREC DBTR_PREC_DOUBLE
 #define MODE_RN(op) __d##op##_rn
 #define MODE_FLOOR(a) floor(a)
 #define MODE__EXP_libm(a) exp(a)
 #define MODE__EXP_shared(a) dbtr_exp_sh(a)
-#elif MODE__COL(MODE__PREC_, DBTR_ROW_PREC) == MODE__PREC_dd
-/* The referee: every operation is recon/dd.h's (recon/dd_ops.h, which kernels/backend_mode.cu
+#else
+/* The referee: every operation is recon/dd.h's (recon/dd_ops.h, which kernels/mode_kernels.cu
  * includes for it), in the row's columns as dd. Its T is a struct: dd_ops.h also gives
- * proj_impl.h its conversions and comparisons. */
-#define MODE_IS_DD 1
-#define MODE_T dbtr_dd
-#define MODE_VIEW dbtr_view_dd
-#define MODE_FOOT dbtr_footprint_dd
-#define MODE_CROSS dbtr_cross_dd
-#define MODE_SLOTW dbtr_slotw_dd
+ * proj_impl.h its conversions and comparisons, and the traits give recon/separable.h its own
+ * (DBTR_P_OF_INT, DBTR_P_EQ, DBTR_P_SAME_BITS). */
 #define MODE_GROUPW dbtr_groupw_dd
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_DD
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_DD
 #define MODE_LOAD4 DBTR_LOAD4_DD
-#define MODE_PREC DBTR_PREC_DD
-#define MODE_ZERO (dbtr_dd{0.0, 0.0})
-#define MODE_IS0(a) dbtr_dd_eq((a), MODE_ZERO)
-#define MODE_TO_D(a) dbtr_dd_to_double(a)
-#define MODE_FROM_D(x) (dbtr_dd{(x), 0.0})
-/* What recon/separable.h takes for a struct T, after proj_impl.h has undefined dd_ops.h's. */
-#define MODE_OF_INT(i) dbtr_dd_of_int(i)
-#define MODE_EQ(a, b) dbtr_dd_eq((a), (b))
-#define MODE_SAME_BITS(a, b) dbtr_dd_same_bits((a), (b))
-#else
-#error "recon/modes.def: a prec that kernels/modes.h has no element type for"
 #endif
 
-#ifndef MODE_R
-#define MODE_R MODE_T
-#endif
-
-/* Zero, the test for it, and conversions to and from double (on the host too: MODE_FROM_D),
- * for the element types that are numbers. */
-#ifndef MODE_ZERO
-#define MODE_ZERO ((MODE_T)0)
-#define MODE_IS0(a) ((a) == (MODE_T)0)
-#define MODE_TO_D(a) ((double)(a))
-#define MODE_FROM_D(x) ((MODE_T)(x))
-#endif
-
-#if MODE__COL(MODE__PREC_, DBTR_ROW_PREC) != MODE__PREC_dd
+#if DBTR_P_ID != DBTR_P_ID_DD
 /* The operations of recon/proj_impl.h for the mode's element type, as MODE_MUL ... (which
- * kernels/backend_mode.cu passes on as DBTR_MUL ...).
+ * kernels/mode_kernels.cu passes on as DBTR_MUL ...).
  * arith, for products, sums and differences: op, the operators, which nvcc contracts into FMA
  * under -fmad=true; rn, explicitly rounded, which neither nvcc nor ptxas contracts. */
 #define MODE__MUL_op(a, b) ((a) * (b))
@@ -187,7 +146,23 @@
 #define MODE_FLOOR_BY_SHIFT 0
 #endif
 
+/* The GPU's tuning of recon/proj_impl.h's loops, through its hooks (the same arithmetic; the
+ * measurements are in docs/performance.md). forward_ray's slice loop is unrolled by 2: two
+ * slices a step, each added in order (nvcc does not unroll it unasked; by 4 was slower). */
+#define DBTR_SLICE_LOOP_UNROLL _Pragma("unroll 2")
+
 #ifdef MODE_GEOM_DOUBLE
+/* A float sample widened to double by a cvt without .ftz (DBTR_WIDEN_F): under -ftz (fast) a
+ * cast's cvt.ftz costs an FMUL by 1 before the F2F, to flush a subnormal float, and the sample
+ * is never one there: it is the result of a flushing FADD or FFMA. Without -ftz the two are
+ * the same instruction. The same bits, one instruction a slice fewer. */
+static __device__ __forceinline__ double mode_widen_f(float v) {
+  double w;
+  asm("cvt.f64.f32 %0, %1;" : "=d"(w) : "f"(v));
+  return w;
+}
+#define DBTR_WIDEN_F(v) mode_widen_f(v)
+
 /* The float modes' geometry in double: the row's arith (op or rn) and sqrt in double; its
  * division in double is the operator (correctly rounded: double has no approximate one) or
  * __ddiv_rn. Float splits a double crossing itself, in fixed point (recon/proj_impl.h,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # kernels/ptx_audit.sh: what each floating-point mode (docs/modes.md) asks of the GPU, read
-# from the PTX nvcc generates for kernels/backend_mode.cu.
+# from the PTX nvcc generates for kernels/mode_kernels.cu, the kernels each row's object holds.
 #
 # Usage: kernels/ptx_audit.sh [--markdown] [--modes "M ..."] [--totals] [--check] [--keep DIR]
 #   --markdown  print a Markdown table (as in docs/modes.md) instead of aligned text
@@ -109,7 +109,7 @@ while read -r idx id name kind prec arith div sqrt exp flags; do
   # shellcheck disable=SC2086
   "$nvcc" -ptx -arch="$arch" -O3 -DNDEBUG -std=c++17 -D_POSIX_C_SOURCE=200809L -I. \
     -DDBTR_ROW_ID="$id" -DDBTR_ROW_PREC="$prec" -DDBTR_ROW_ARITH="$arith" -DDBTR_ROW_DIV="$div" \
-    -DDBTR_ROW_SQRT="$sqrt" -DDBTR_ROW_EXP="$exp" $flags kernels/backend_mode.cu \
+    -DDBTR_ROW_SQRT="$sqrt" -DDBTR_ROW_EXP="$exp" $flags kernels/mode_kernels.cu \
     -o "$work/$(printf %02d "$idx").$id.ptx" </dev/null
 done <"$work/modes.txt"
 if [ -n "$keep" ]; then

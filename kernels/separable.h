@@ -1,6 +1,6 @@
 /* kernels/separable.h: the GPU's separable gather, in the shape of its thread layout
  * (kernels/layout.h), over the shared tables and builder of recon/separable.h, written once for
- * the kernels (kernels/backend_mode.cu, kernels/sep_setup.cuh) and for the CPU test that
+ * the kernels (kernels/mode_kernels.cu, with its set-up kernels) and for the CPU test that
  * checks them against the reference (tests/test_separable.c).
  *
  * The GPU's gather takes DBTR_XPAIR voxel columns and a group of DBTR_GROUP voxel rows at

@@ -17,54 +17,56 @@
 #include "recon/rays.h"
 #include "recon/separable_types.h"
 
-/* The separable tables (recon/separable.h) of each precision, as the CPU holds them. */
-#define CPU_SEP_TABLES(name, cross, slotw) \
-  typedef struct {                         \
-    cross *cx, *cy;                        \
-    dbtr_slots *xs, *ys;                   \
-    slotw *xw, *yw;                        \
-    int *flag;                             \
+/* The separable tables (recon/separable.h) of one precision, as the CPU holds them, in the
+ * types of the precision traits in force (recon/prec_traits.h). */
+#define CPU_SEP_TABLES(name) \
+  typedef struct {           \
+    DBTR_P_CROSS *cx, *cy;   \
+    dbtr_slots *xs, *ys;     \
+    DBTR_P_SLOTW *xw, *yw;   \
+    int *flag;               \
   } name
-CPU_SEP_TABLES(cpu_sep_f, dbtr_cross_f, dbtr_slotw_f);
-CPU_SEP_TABLES(cpu_sep_d, dbtr_cross_d, dbtr_slotw_d);
-CPU_SEP_TABLES(cpu_sep_dd, dbtr_cross_dd, dbtr_slotw_dd);
 
 /* The shared arithmetic and the separable tables' builder, in double, float (whose ray records
- * are double's) and double-double, with the CPU's operators. */
+ * are double's) and double-double, with the CPU's operators; each precision's types are its
+ * traits, which recon/cpu_arith.h includes. */
 #define DBTR_FN(name) dbtr__cpu_##name##_d
-#define DBTR_CPU_PREC 1
+#define DBTR_TRAITS_PREC double
 #include "recon/cpu_arith.h"
-#define DBTR_T double
+CPU_SEP_TABLES(cpu_sep_d);
+#define DBTR_T DBTR_P_T
 #define DBTR_FN(name) dbtr__cpu_##name##_d
-#define DBTR_FOOT dbtr_footprint_d
-#define DBTR_CROSS dbtr_cross_d
-#define DBTR_SLOTW_T dbtr_slotw_d
+#define DBTR_FOOT DBTR_P_FOOT
+#define DBTR_CROSS DBTR_P_CROSS
+#define DBTR_SLOTW_T DBTR_P_SLOTW
 #define DBTR_SEP_TABLES cpu_sep_d
 #include "recon/separable.h"
 #define DBTR_FN(name) dbtr__cpu_##name##_f
-#define DBTR_CPU_PREC 0
+#define DBTR_TRAITS_PREC float
 #define DBTR_GEOM_FN(name) dbtr__cpu_##name##_d
 #include "recon/cpu_arith.h"
-#define DBTR_T float
-#define DBTR_R double
+CPU_SEP_TABLES(cpu_sep_f);
+#define DBTR_T DBTR_P_T
+#define DBTR_R DBTR_P_R
 #define DBTR_FN(name) dbtr__cpu_##name##_f
-#define DBTR_FOOT dbtr_footprint_f
-#define DBTR_CROSS dbtr_cross_f
-#define DBTR_SLOTW_T dbtr_slotw_f
+#define DBTR_FOOT DBTR_P_FOOT
+#define DBTR_CROSS DBTR_P_CROSS
+#define DBTR_SLOTW_T DBTR_P_SLOTW
 #define DBTR_SEP_TABLES cpu_sep_f
 #include "recon/separable.h"
 #define DBTR_FN(name) dbtr__cpu_##name##_dd
-#define DBTR_CPU_PREC 2
+#define DBTR_TRAITS_PREC dd
 #include "recon/cpu_arith.h"
-#define DBTR_T dbtr_dd
+CPU_SEP_TABLES(cpu_sep_dd);
+#define DBTR_T DBTR_P_T
 #define DBTR_FN(name) dbtr__cpu_##name##_dd
-#define DBTR_FOOT dbtr_footprint_dd
-#define DBTR_CROSS dbtr_cross_dd
-#define DBTR_SLOTW_T dbtr_slotw_dd
+#define DBTR_FOOT DBTR_P_FOOT
+#define DBTR_CROSS DBTR_P_CROSS
+#define DBTR_SLOTW_T DBTR_P_SLOTW
 #define DBTR_SEP_TABLES cpu_sep_dd
-#define DBTR_OF_INT(i) dbtr_dd_of_int(i)
-#define DBTR_EQ(a, b) dbtr_dd_eq((a), (b))
-#define DBTR_SAME_BITS(a, b) dbtr_dd_same_bits((a), (b))
+#define DBTR_OF_INT(i) DBTR_P_OF_INT(i)
+#define DBTR_EQ(a, b) DBTR_P_EQ(a, b)
+#define DBTR_SAME_BITS(a, b) DBTR_P_SAME_BITS(a, b)
 #include "recon/separable.h"
 
 int dbtr_cpu_threads(int requested) {
@@ -103,62 +105,27 @@ static void cpu_watch(const dbtr_subset_watch *w, double forward, int phase, lon
  * on the stack, 4 KB in double, in the L1 cache. */
 #define CPU_CHUNK 256
 
-static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
-
-/* Zero, the test for it, conversions from and to double and the product, for float and
- * double (CT is the type of the instance being compiled). */
-#define CZERO ((CT)0)
-#define CIS0(a) ((a) == (CT)0)
-#define CFROM_D(x) ((CT)(x))
-#define CTO_D(a) ((double)(a))
-#define CMUL(a, b) ((a) * (b))
-
-#define CT float
-#define CR double
+/* The CPU reference in each precision (recon/cpu_impl.h), over that precision's traits: CF
+ * names the instance's functions, PF the shared arithmetic's, CSEP is its tables' type. */
+#define DBTR_TRAITS_PREC float
+#include "recon/prec_traits.h"
 #define CF(name) cpu_f_##name
 #define PF(name) dbtr__cpu_##name##_f
-#define CVIEW dbtr_view_d
-#define CFOOT dbtr_footprint_f
-#define CVIEW_OF dbtr_view_reduce
-#define CFOOT_CONVERT dbtr_footprint_to_f
 #define CSEP cpu_sep_f
-#define CCROSS dbtr_cross_f
-#define CSLOTW dbtr_slotw_f
 #include "recon/cpu_impl.h"
 
-#define CT double
+#define DBTR_TRAITS_PREC double
+#include "recon/prec_traits.h"
 #define CF(name) cpu_d_##name
 #define PF(name) dbtr__cpu_##name##_d
-#define CVIEW dbtr_view_d
-#define CFOOT dbtr_footprint_d
-#define CVIEW_OF dbtr_view_reduce
-#define CFOOT_CONVERT copy_foot_d
 #define CSEP cpu_sep_d
-#define CCROSS dbtr_cross_d
-#define CSLOTW dbtr_slotw_d
 #include "recon/cpu_impl.h"
 
-/* The referee: recon/dd.h's values and operations. */
-#undef CZERO
-#undef CIS0
-#undef CFROM_D
-#undef CTO_D
-#undef CMUL
-#define CZERO dbtr_dd_of(0.0)
-#define CIS0(a) dbtr_dd_eq((a), CZERO)
-#define CFROM_D(x) dbtr_dd_of(x)
-#define CTO_D(a) dbtr_dd_to_double(a)
-#define CMUL(a, b) dbtr_dd_mul((a), (b))
-#define CT dbtr_dd
+#define DBTR_TRAITS_PREC dd
+#include "recon/prec_traits.h"
 #define CF(name) cpu_dd_##name
 #define PF(name) dbtr__cpu_##name##_dd
-#define CVIEW dbtr_view_dd
-#define CFOOT dbtr_footprint_dd
-#define CVIEW_OF dbtr_view_reduce_dd
-#define CFOOT_CONVERT dbtr_footprint_to_dd
 #define CSEP cpu_sep_dd
-#define CCROSS dbtr_cross_dd
-#define CSLOTW dbtr_slotw_dd
 #include "recon/cpu_impl.h"
 
 int dbtr_cpu_backend_create(dbtr_backend **out, dbtr_precision precision, const dbtr_problem *prob) {
@@ -182,10 +149,15 @@ struct dbtr_cpu_projector {
 
 int dbtr_cpu_projector_create(dbtr_cpu_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
                               dbtr_precision precision, int threads) {
+  *out = NULL;
+  /* The public projector is an entry of its own: what a caller gives is checked here. */
+  int rc = dbtr_geom_check(geom, "geometry");
+  if (!rc) rc = dbtr_grid_check(grid, geom, "volume grid");
+  if (rc) return rc;
   *out = calloc(1, sizeof **out);
   if (!*out) return dbtr_err(DBTR_ENOMEM, "CPU projector: out of memory");
   (*out)->precision = precision;
-  int rc = precision == DBTR_PREC_FLOAT    ? cpu_f_tables_init(&(*out)->f, geom, grid, threads)
+  rc = precision == DBTR_PREC_FLOAT    ? cpu_f_tables_init(&(*out)->f, geom, grid, threads)
            : precision == DBTR_PREC_DOUBLE ? cpu_d_tables_init(&(*out)->d, geom, grid, threads)
                                            : cpu_dd_tables_init(&(*out)->dd, geom, grid, threads);
   if (rc) dbtr_cpu_projector_destroy(out);

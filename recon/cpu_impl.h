@@ -1,13 +1,10 @@
 /* recon/cpu_impl.h: the CPU reference, as a template over the element type, included by
- * recon/cpu.c once for float, once for double and once for double-double (the referee). CT
- * is the type, CR that of the geometry (ray records and forward sums; optional: CT by
- * default, double for float), CF(name) names this instance's functions, PF(name) names the
- * shared arithmetic of recon/proj_impl.h and of recon/separable.h, and CSEP, CCROSS and CSLOTW
- * are the separable tables' types. CVIEW_OF(g, grid, k, view) reduces view k to CVIEW, CFOOT_CONVERT
- * turns a double footprint into CFOOT; CZERO, CIS0(a), CFROM_D(x), CTO_D(a) and CMUL(a, b)
- * are zero, the test for it, a double rounded to CT, CT rounded to double and a product, as
- * operators for float and double and as recon/dd.h's functions for double-double (these five
- * stay defined from one instance to the next: the includer changes them).
+ * recon/cpu.c once for float, once for double and once for double-double (the referee). The
+ * precision is that of the traits in force (recon/prec_traits.h: its element type, the
+ * geometry's, the view and footprint and their conversions, zero, the conversions to and from
+ * double); CF(name) names this instance's functions, PF(name) names the shared arithmetic of
+ * recon/proj_impl.h and of recon/separable.h in that precision, and CSEP is the separable
+ * tables' type.
  *
  * Where every view is separable (every preset; recon/separable.h), the forward projection
  * looks each column's and row's crossing up and the gather each voxel index's pixel slots and
@@ -15,8 +12,14 @@
  * each ray's crossings are computed and each voxel's candidate pixels tested, per pixel. Both
  * give every output the same terms in the same order, so the same bits. */
 
-#ifndef CR
-#define CR CT
+/* The traits' types, as this file writes them; the product of two elements is the CPU's
+ * (recon/cpu_arith.h), for the back projector's input. */
+#define CT DBTR_P_T
+#define CR DBTR_P_R
+#if DBTR_P_ID == DBTR_P_ID_DD
+#define CMUL(a, b) dbtr_dd_mul((a), (b))
+#else
+#define CMUL(a, b) ((a) * (b))
 #endif
 
 typedef struct {
@@ -25,7 +28,7 @@ typedef struct {
   int threads;
   CR *rays;   /* (n_views, n_rows, n_cols, 4) ray records; NULL where the separable tables hold what they give */
   CT *lens;   /* (n_views, n_rows, n_cols) path length per slice, mm */
-  CFOOT *foot; /* (n_views, nz) */
+  DBTR_P_FOOT *foot; /* (n_views, nz) */
   int sep;    /* 1: every view is separable and the projectors use the tables */
   CSEP tabs;  /* the separable tables (recon/separable.h); NULL pointers unless sep */
   const dbtr_subset_watch *watch; /* the subset's progress (recon/backend.h); NULL outside one */
@@ -63,8 +66,8 @@ static CSEP CF(sep_view)(const CF(tables) * t, size_t k, int *flag) {
 /* View k's ray records into rays (n_pix of 4) and its path lengths into t->lens, its rows
  * on every thread. */
 static void CF(view_rays)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid, size_t k, CR *rays) {
-  CVIEW v;
-  CVIEW_OF(g, grid, k, &v);
+  DBTR_P_VIEW v;
+  DBTR_P_VIEW_OF(g, grid, k, &v);
   CT *lens = t->lens + k * t->n_pix;
   int nr = t->n_rows, nc = t->n_cols;
 #pragma omp parallel for schedule(static) num_threads(t->threads)
@@ -133,11 +136,11 @@ static int CF(rays_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *gr
   return rc;
 }
 
+/* The geometry and the grid have passed their checks: where the engine's session opened, or in
+ * dbtr_cpu_projector_create for the public projector. */
 static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *grid, int threads) {
   memset(t, 0, sizeof *t);
-  int rc = dbtr_geom_check(g, "geometry");
-  if (!rc) rc = dbtr_grid_check(grid, g, "volume grid");
-  if (rc) return rc;
+  int rc;
   t->nx = (int)grid->nx;
   t->ny = (int)grid->ny;
   t->nz = (int)grid->nz;
@@ -149,7 +152,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
   size_t n_proj;
   if ((rc = dbtr_geom_proj_count(g, &n_proj)) || (rc = dbtr_grid_count(grid, &t->n_vox))) return rc;
   if ((rc = dbtr_alloc((void **)&t->lens, n_proj, sizeof(CT), "ray lengths")) ||
-      (rc = dbtr_alloc((void **)&t->foot, g->n_views * grid->nz, sizeof(CFOOT), "footprints"))) {
+      (rc = dbtr_alloc((void **)&t->foot, g->n_views * grid->nz, sizeof(DBTR_P_FOOT), "footprints"))) {
     CF(tables_free)(t);
     return rc;
   }
@@ -157,7 +160,7 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
     for (size_t z = 0; z < grid->nz; z++) {
       dbtr_footprint_d fd;
       dbtr_footprint_reduce(g, grid, k, z, &fd);
-      CFOOT_CONVERT(&fd, &t->foot[k * grid->nz + z]);
+      DBTR_P_FOOT_OF(&fd, &t->foot[k * grid->nz + z]);
     }
   rc = CF(sep_init)(t, g, grid);
   if (!rc && !t->sep) rc = CF(rays_init)(t, g, grid);
@@ -171,13 +174,13 @@ static int CF(tables_init)(CF(tables) * t, const dbtr_geom *g, const dbtr_grid *
  * its column's and its row's), so each sum gets forward_ray's terms in its order. */
 static void CF(forward_sep)(const CF(tables) * t, size_t k, int r, int c0, int m, const CT *vol, CT *out) {
   CR sum[CPU_CHUNK]; /* the forward sums are R (recon/proj_impl.h, forward_add) */
-  for (int j = 0; j < m; j++) sum[j] = CZERO;
+  for (int j = 0; j < m; j++) sum[j] = DBTR_P_ZERO;
   size_t slice = (size_t)t->nx * (size_t)t->ny;
   for (int z = 0; z < t->nz; z++) {
     size_t kz = k * (size_t)t->nz + (size_t)z;
-    CCROSS cy = t->tabs.cy[kz * (size_t)t->n_rows + (size_t)r];
+    DBTR_P_CROSS cy = t->tabs.cy[kz * (size_t)t->n_rows + (size_t)r];
     if (cy.i == DBTR_CROSS_NONE) continue;
-    const CCROSS *cx = t->tabs.cx + kz * (size_t)t->n_cols + (size_t)c0;
+    const DBTR_P_CROSS *cx = t->tabs.cx + kz * (size_t)t->n_cols + (size_t)c0;
     const CT *s = vol + (size_t)z * slice;
     for (int j = 0; j < m; j++)
       if (cx[j].i != DBTR_CROSS_NONE) sum[j] = PF(forward_add)(sum[j], s, cx[j].i, cy.i, cx[j].w, cy.w, t->nx, t->ny);
@@ -219,24 +222,24 @@ static void CF(gather_sep)(const CF(tables) * t, const size_t *views, size_t n, 
     dbtr_slots ys = t->tabs.ys[yi];
     const CT *yw = t->tabs.yw[yi].w;
     const dbtr_slots *xs = t->tabs.xs + kz * (size_t)t->nx + (size_t)x0;
-    const CSLOTW *xw = t->tabs.xw + kz * (size_t)t->nx + (size_t)x0;
+    const DBTR_P_SLOTW *xw = t->tabs.xw + kz * (size_t)t->nx + (size_t)x0;
     for (int u = 0; u < ys.n; u++) {
-      if (CIS0(yw[u])) continue;
+      if (DBTR_P_IS0(yw[u])) continue;
       size_t row = k * t->n_pix + (size_t)(ys.p0 + u) * (size_t)t->n_cols;
       const CT *r1 = e1 + row, *r2 = e2 ? e2 + row : NULL;
       for (int j = 0; j < m; j++)
         for (int a = 0; a < xs[j].n; a++) {
           CT w = PF(weight_xy)(xw[j].w[a], yw[u]);
-          if (CIS0(w)) continue;
+          if (DBTR_P_IS0(w)) continue;
           int c = xs[j].p0 + a;
-          PF(accumulate)(w, r1[c], r2 ? r2[c] : CZERO, r2 != NULL, &acc1[j], &acc2[j]);
+          PF(accumulate)(w, r1[c], r2 ? r2[c] : DBTR_P_ZERO, r2 != NULL, &acc1[j], &acc2[j]);
         }
     }
   }
 }
 
 /* Gathers, for each voxel, sum over the listed views of w e1 (and w e2), then applies the
- * update (recon/proj_impl.h, dbtr_update) to the voxel and its two sums. */
+ * update (recon/update.h, dbtr_update) to the voxel and its two sums. */
 static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n, const CT *e1, const CT *e2, CT *vol,
                               dbtr_update update) {
   long long rows = (long long)t->nz * t->ny;
@@ -247,7 +250,7 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
     for (int x0 = 0; x0 < t->nx; x0 += CPU_CHUNK) {
       int m = t->nx - x0 < CPU_CHUNK ? t->nx - x0 : CPU_CHUNK;
       CT acc1[CPU_CHUNK], acc2[CPU_CHUNK];
-      for (int j = 0; j < m; j++) acc1[j] = acc2[j] = CZERO;
+      for (int j = 0; j < m; j++) acc1[j] = acc2[j] = DBTR_P_ZERO;
       if (t->sep)
         CF(gather_sep)(t, views, n, e1, e2, z, y, x0, m, acc1, acc2);
       else
@@ -301,7 +304,7 @@ static int CF(backend_load)(dbtr_backend *b, const void *y, const void *i0, doub
   size_t np = s->t.n_views * s->t.n_pix;
   memcpy(s->y, y, np * sizeof(CT));
   if (s->i0 && i0) memcpy(s->i0, i0, np * sizeof(CT));
-  CT v = CFROM_D(fill);
+  CT v = DBTR_P_FROM_D(fill);
   long long nv = (long long)s->t.n_vox;
 #pragma omp parallel for schedule(static) num_threads(s->t.threads)
   for (long long i = 0; i < nv; i++) s->vol[i] = v;
@@ -327,10 +330,10 @@ static int CF(backend_subset)(dbtr_backend *b, size_t sub, double *fit) {
       size_t p = base + (size_t)c;
       if (transmission) {
         CT yhat = PF(transmission_pixel)(s->proj[p], s->y[p], s->i0[p], t->lens[p], &s->e1[p], &s->e2[p]);
-        acc += dbtr_fit_transmission(CTO_D(s->y[p]), CTO_D(s->proj[p]), CTO_D(yhat));
+        acc += dbtr_fit_transmission(DBTR_P_TO_D(s->y[p]), DBTR_P_TO_D(s->proj[p]), DBTR_P_TO_D(yhat));
       } else {
         PF(emission_pixel)(s->proj[p], s->y[p], t->lens[p], &s->e1[p], &s->e2[p]);
-        acc += dbtr_fit_emission(CTO_D(s->y[p]), CTO_D(s->proj[p]));
+        acc += dbtr_fit_emission(DBTR_P_TO_D(s->y[p]), DBTR_P_TO_D(s->proj[p]));
       }
     }
     s->row_fit[row] = acc;
@@ -436,12 +439,7 @@ static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
 
 #undef CT
 #undef CR
+#undef CMUL
 #undef CF
 #undef PF
-#undef CVIEW
-#undef CFOOT
-#undef CVIEW_OF
-#undef CFOOT_CONVERT
 #undef CSEP
-#undef CCROSS
-#undef CSLOTW

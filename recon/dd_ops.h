@@ -13,6 +13,8 @@
 #define DBTR_EXP(a) dbtr_dd_exp(a)
 #define DBTR_FLOOR(a) dbtr_dd_floor(a)
 #define DBTR_FLOOR_BY_SHIFT 0
+/* Not proven monotone in k, a + k b in double-double: forward_ray tests every slice. */
+#define DBTR_MONOTONE_CROSS 0
 #define DBTR_OF_INT(i) dbtr_dd_of_int(i)
 #define DBTR_TO_INT(a) dbtr_dd_to_int(a)
 #define DBTR_NEG(a) dbtr_dd_neg(a)

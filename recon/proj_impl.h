@@ -11,7 +11,8 @@
  *   DBTR_FN(name)          the name of a function for this instance
  *   DBTR_VIEW, DBTR_FOOT   dbtr_view_f / dbtr_view_d, dbtr_footprint_f / _d (recon/rays.h)
  *   DBTR_MUL DBTR_ADD DBTR_SUB DBTR_DIV (a, b), DBTR_SQRT DBTR_FLOOR DBTR_EXP (a)
- *   DBTR_FLOOR_BY_SHIFT    0 or 1: how floor_int computes floor (DBTR_FLOOR unused with 1)
+ *   DBTR_FLOOR_BY_SHIFT    optional, 0 or 1: how floor_int computes floor (DBTR_FLOOR unused
+ *                          with 1); by default 1, the reference's
  *   DBTR_LOAD_RAY(dst, src)  optional: copies a 4-element ray record (kernels use one
  *                          16-byte vector load); moves bits, computes nothing
  *   DBTR_R, DBTR_GEOM_FN(name), DBTR_R_TO_T(a)
@@ -29,6 +30,18 @@
  *                          negation, the comparisons; by default the cast, the unary minus
  *                          and the operators. The double-double referee (recon/dd.h), whose T
  *                          is a struct, defines them all.
+ *   DBTR_MONOTONE_CROSS    optional, 0 or 1: whether a crossing a + k b is monotone in k, so that
+ *                          forward_ray may find the slices a ray crosses once (slices_crossed)
+ *                          rather than test every slice; by default 1, the reference's for
+ *                          numbers (recon/dd_ops.h sets 0)
+ * Two hooks let a compiler's tuning reach the shared loops without changing what they compute.
+ * Unlike the macros above they stay defined from one instance to the next: define them before
+ * the first, or take the reference's defaults.
+ *   DBTR_WIDEN_F(v)        a float sample widened exactly to the geometry's double, in
+ *                          forward_add; by default ((double)(v)). The kernels use an instruction
+ *                          that gives the same bits for the values that reach it (kernels/modes.h).
+ *   DBTR_SLICE_LOOP_UNROLL what precedes forward_ray's loop over the slices; by default nothing.
+ *                          The kernels unroll it (kernels/modes.h; docs/performance.md).
  * The CPU defines them as plain operators (compiled with -ffp-contract=off, so each is one
  * IEEE operation); cpu-match and double-match define them as __fmul_rn, __fadd_rn, ...;
  * fast and ieee as plain operators under nvcc's contraction and division settings
@@ -48,24 +61,21 @@
 
 #include "recon/crmath.h"
 #include "recon/hd.h"
+#include "recon/update.h"
 
-/* What a gather does with each voxel's two sums (acc1, acc2) once it has summed its views:
- * the CPU reference's (recon/cpu_impl.h) and the kernels' (kernels/backend_mode.cu) take one.
- * Declared once, however many instances include this file. */
-#ifndef DBTR_UPDATE_DECLARED
-#define DBTR_UPDATE_DECLARED
-typedef enum {
-  DBTR_UPDATE_BACK = 0,         /* the voxel becomes acc1: a plain back projection */
-  DBTR_UPDATE_TRANSMISSION = 1, /* transmission_voxel(voxel, acc1, acc2) */
-  DBTR_UPDATE_EMISSION = 2      /* emission_voxel(voxel, acc1, acc2) */
-} dbtr_update;
-#endif
 
 #ifndef DBTR_LOAD_RAY
 #define DBTR_LOAD_RAY(dst, src) \
   ((dst)[0] = (src)[0], (dst)[1] = (src)[1], (dst)[2] = (src)[2], (dst)[3] = (src)[3])
 #endif
 
+/* A crossing a + k b of numbers, each operation rounded once (or the two contracted into one
+ * FMA, rounded once), is monotone in k: forward_ray finds its slices once a ray
+ * (slices_crossed). The double-double referee's product and sum are not proven monotone, so
+ * its operations (recon/dd_ops.h) set this to 0 and its forward_ray tests every slice. */
+#ifndef DBTR_MONOTONE_CROSS
+#define DBTR_MONOTONE_CROSS 1
+#endif
 #ifndef DBTR_OF_INT
 #define DBTR_OF_INT(i) ((DBTR_T)(i))
 #define DBTR_TO_INT(a) ((int)(a))
@@ -75,13 +85,16 @@ typedef enum {
 #define DBTR_GT(a, b) ((a) > (b))
 #define DBTR_GE(a, b) ((a) >= (b))
 #define DBTR_EQ(a, b) ((a) == (b))
-/* A crossing a + k b of numbers, each operation rounded once (or the two contracted into one
- * FMA, rounded once), is monotone in k: forward_ray finds its slices once a ray
- * (slices_crossed). The double-double referee's product and sum are not proven monotone, so
- * its forward_ray tests every slice. */
-#define DBTR_MONOTONE_CROSS 1
-#else
-#define DBTR_MONOTONE_CROSS 0
+#endif
+#ifndef DBTR_FLOOR_BY_SHIFT
+#define DBTR_FLOOR_BY_SHIFT 1
+#endif
+/* The hooks' defaults, the reference's (above). */
+#ifndef DBTR_WIDEN_F
+#define DBTR_WIDEN_F(v) ((double)(v))
+#endif
+#ifndef DBTR_SLICE_LOOP_UNROLL
+#define DBTR_SLICE_LOOP_UNROLL
 #endif
 
 #ifndef DBTR_R
@@ -277,16 +290,7 @@ static inline DBTR_HD T DBTR_FN(sum_add)(T a, T b) { return ADD(a, b); }
 static inline DBTR_HD R DBTR_FN(forward_add)(R sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
 #ifdef DBTR_GEOM_FN
   T v = DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny);
-#ifdef __CUDA_ARCH__
-  /* The sample widened by a cvt without .ftz: under -ftz (fast) the cast's cvt.ftz costs an
-   * FMUL by 1 before the F2F, to flush a subnormal float, and v is never one there: it is the
-   * result of a flushing FADD or FFMA. The same bits, one instruction a slice fewer. */
-  R wide;
-  asm("cvt.f64.f32 %0, %1;" : "=d"(wide) : "f"(v));
-  return DBTR_GEOM_FN(sum_add)(sum, wide);
-#else
-  return DBTR_GEOM_FN(sum_add)(sum, (R)v);
-#endif
+  return DBTR_GEOM_FN(sum_add)(sum, DBTR_WIDEN_F(v));
 #else
   return ADD(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
 #endif
@@ -354,11 +358,7 @@ static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol
   int k0, k1;
   DBTR_FN(slices_crossed)(ray, nx, ny, nz, &k0, &k1);
   const T *s = vol + (size_t)k0 * slice; /* advanced a slice a step: k x slice would be a 64-bit product a step */
-#ifdef __CUDA_ARCH__
-  /* Two slices a step, each added in order: the thesis iteration in fast 12.68 -> 12.52 ms,
-   * cpu-match 15.52 -> 15.25 (nvcc does not unroll it unasked; by 4 slowed double). */
-#pragma unroll 2
-#endif
+  DBTR_SLICE_LOOP_UNROLL
   for (int k = k0; k < k1; k++, s += slice) {
     int ix, iy;
     T wx, wy;
@@ -368,9 +368,7 @@ static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol
   }
 #else
   const T *s = vol;
-#ifdef __CUDA_ARCH__
-#pragma unroll 2
-#endif
+  DBTR_SLICE_LOOP_UNROLL
   for (int k = 0; k < nz; k++, s += slice) {
     int ix, iy;
     T wx, wy;

@@ -60,9 +60,12 @@ void dbtr_view_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_
  * set-up is rounded to double. */
 void dbtr_view_reduce_dd(const dbtr_geom *g, const dbtr_grid *grid, size_t k, dbtr_view_dd *out);
 
-/* The footprint of view k on slice z (index), in double, and its rounding to float. */
+/* The footprint of view k on slice z (index), in double, and its rounding to float; to_d is
+ * the copy, so that every precision has its conversion (recon/prec_traits.h), inline as the
+ * CPU's own copy was. */
 void dbtr_footprint_reduce(const dbtr_geom *g, const dbtr_grid *grid, size_t k, size_t z, dbtr_footprint_d *out);
 void dbtr_footprint_to_f(const dbtr_footprint_d *in, dbtr_footprint_f *out);
+static inline void dbtr_footprint_to_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *out = *in; }
 /* The footprint as double-double values (exactly): it only bounds which pixels a voxel's gather
  * tests, each with the exact shared test, so the referee needs no more than double's. */
 void dbtr_footprint_to_dd(const dbtr_footprint_d *in, dbtr_footprint_dd *out);

@@ -1,6 +1,6 @@
 /* recon/separable.h: the separable tables of the gather back projection and their builder,
  * written once for the CPU reference (recon/cpu_impl.h), the GPU's set-up kernels
- * (kernels/sep_setup.cuh, through kernels/separable.h) and the test that checks them against
+ * (kernels/mode_kernels.cu, through kernels/separable.h) and the test that checks them against
  * the per-pixel gather (tests/test_separable.c).
  *
  * When a view's detector columns run along x and its rows along y (every preset), a ray
@@ -118,7 +118,7 @@ static inline DBTR_HD int DBTR_FN(slots_match)(const DBTR_FOOT *f, int x, int y,
 /* ---- The builder ----
  * Each step fills or checks one table for every view and slice, an element per pass of
  * DBTR_SETUP_FOR (recon/separable_types.h): spread over the threads of one set-up kernel on
- * the device (kernels/sep_setup.cuh, which runs the steps in this order), in a plain loop on
+ * the device (kernels/mode_kernels.cu, which runs the steps in this order), in a plain loop on
  * the host (the CPU reference runs each view's steps on one thread, recon/cpu_impl.h; the CPU
  * test all views at once). A step reads only tables that earlier steps filled. Each check writes 1 to
  * *flag; no value but 1 is ever written there, so the threads that race to it agree. rays

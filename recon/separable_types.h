@@ -57,7 +57,7 @@ typedef struct {
 
 /* The builder of the tables (recon/separable.h) visits each element of a table once, in
  * DBTR_SETUP_FOR(i, n) { ... } over [0, n): on the device a grid-stride loop (the GPU's
- * set-up kernels, kernels/sep_setup.cuh), on the host a plain loop. No element's work
+ * set-up kernels, kernels/mode_kernels.cu), on the host a plain loop. No element's work
  * depends on another's in the same loop, so both do the same work. */
 #ifdef __CUDA_ARCH__
 #define DBTR_SETUP_FOR(i, n) \

@@ -1,5 +1,5 @@
 # tests/ptx_audit.cmake: the instruction audit of the floating-point modes (docs/modes.md).
-# kernels/ptx_audit.sh --check compiles kernels/backend_mode.cu to PTX once per row of
+# kernels/ptx_audit.sh --check compiles kernels/mode_kernels.cu to PTX once per row of
 # recon/modes.def, as the build does, and checks the promises each row's columns make: no
 # fma or contractible mul/add/sub where products and sums are explicitly rounded, no .approx
 # where division, sqrt and exp are exact, no .ftz without -ftz=true (CUDA's exp, which uses

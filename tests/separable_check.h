@@ -14,7 +14,7 @@
  *   SPREC    the dbtr_precision of ST
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
- * (run step by step as kernels/sep_setup.cuh runs it), then compares every voxel's gather with
+ * (run step by step as kernels/mode_kernels.cu runs it), then compares every voxel's gather with
  * the per-pixel reference, bit for bit. */
 
 #ifndef SR

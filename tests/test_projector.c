@@ -14,10 +14,10 @@
 /* The shared arithmetic instantiated here with the CPU reference's operators, to test its
  * helpers directly. */
 #define DBTR_FN(name) t_##name##_d
-#define DBTR_CPU_PREC 1
+#define DBTR_TRAITS_PREC double
 #include "recon/cpu_arith.h"
 #define DBTR_FN(name) t_##name##_f
-#define DBTR_CPU_PREC 0
+#define DBTR_TRAITS_PREC float
 #define DBTR_GEOM_FN(name) t_##name##_d
 #include "recon/cpu_arith.h"
 

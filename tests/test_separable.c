@@ -20,7 +20,7 @@
 /* The shared arithmetic with the CPU reference's operators (recon/cpu_arith.h), and the
  * GPU's separable gather over it. */
 #define DBTR_FN(name) t_##name##_d
-#define DBTR_CPU_PREC 1
+#define DBTR_TRAITS_PREC double
 #include "recon/cpu_arith.h"
 #define DBTR_T double
 #define DBTR_FN(name) t_##name##_d
@@ -31,7 +31,7 @@
 #define DBTR_SEP_TABLES gpu_tables_d
 #include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_f
-#define DBTR_CPU_PREC 0
+#define DBTR_TRAITS_PREC float
 #define DBTR_GEOM_FN(name) t_##name##_d
 #include "recon/cpu_arith.h"
 #define DBTR_T float

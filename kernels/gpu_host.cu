@@ -1,0 +1,512 @@
+/* kernels/gpu_host.cu: the host side of every GPU backend, compiled once for all modes. It
+ * plans the device memory (one arena, within the budget), uploads the geometry, batches the
+ * ray records, spreads a backend over several GPUs, and serves the backend interface
+ * (recon/backend.h: load, subset, get_volume, set_volume, get_projections, destroy). The
+ * arithmetic is the mode's: each row of recon/modes.def has an object of
+ * kernels/mode_kernels.cu whose launch table (dbtr__gpu_kernels, kernels/gpu_internal.h) this
+ * file calls, and the buffers here are bytes of that mode's element sizes.
+ *
+ * Memory (kernels/gpu.h, dbtr_gpu_memory): one arena, planned within the budget. When the
+ * ray records of every view do not fit, the forward projection makes each ray's record where
+ * it uses it, in one launch over the views as unbatched, and the records are made again for
+ * `batch` views at a time as the separable set-up and the per-pixel gather reach them: a
+ * record is computed by one compiled function wherever it is made (kernels/mode_kernels.cu,
+ * ray_of), so it has the same bits; and the per-pixel gather carries each voxel's two sums
+ * from one batch to the next in the mode's type, the order of their terms unchanged. Results
+ * are the unbatched run's, bit for bit (test_gpu).
+ *
+ * Several GPUs (docs/ARCHITECTURE.md): each part projects a contiguous share of each subset's
+ * views; the pixel terms go to every other part, the block partial sums of the data fit to
+ * the host, into the places one launch would have given them; each part then updates its slab
+ * of slices and sends it to the others. Every sum keeps its one-GPU order. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_util.h"
+#include "kernels/gpu.h"
+#include "kernels/gpu_internal.h"
+#include "kernels/layout.h"
+#include "recon/update.h"
+
+typedef dbtr__gpu_part part;
+
+/* Whether the ray records are made batch by batch (the budget did not hold every view's). */
+static int batched(const part *s) { return s->batch < s->n_views; }
+
+/* Makes part s's device the current one: every entry point starts here, so that backends on
+ * different devices can live side by side in one process. */
+static int use(const part *s) {
+  DBTR_CUDA_TRY(cudaSetDevice(s->dev));
+  return 0;
+}
+
+static void part_free(part *s) {
+  if (!s) return;
+  cudaSetDevice(s->dev);
+  dbtr__gpu_arena_free(&s->arena);
+  free(s->subset_start);
+  free(s->sched_host);
+  free(s->owner);
+  free(s->partial_host);
+  free(s);
+}
+
+static void destroy(dbtr_backend *b) {
+  part *s = (part *)b->impl;
+  if (s)
+    for (int d = s->n_parts - 1; d >= 0; d--) part_free(s->parts[d]);
+  free(b);
+}
+
+/* The gather back projection of views[0 .. n) with the update. The separable gather reads
+ * no ray records; the per-pixel one, batched, runs a batch at a time after its records,
+ * carrying the sums. */
+static int launch_gather(part *s, const int *views, int n) {
+  if (s->sep.on) return s->k->gather_sep(s, views, n);
+  int step = batched(s) ? (int)s->batch : n, rc;
+  for (int b0 = 0; b0 < n; b0 += step) {
+    int nb = n - b0 < step ? n - b0 : step;
+    if (batched(s) && (rc = s->k->make_rays(s, views + b0, (size_t)nb))) return rc;
+    if ((rc = s->k->gather_pixels(s, views + b0, nb, batched(s), batched(s) ? s->carry : NULL, b0 == 0, b0 + nb >= n)))
+      return rc;
+  }
+  return 0;
+}
+
+/* A list of views: the subset schedule from offset off (all 0), or every view (all 1); each
+ * part has it on its own device, and the first part on the host. */
+static const int *list_of(const part *p, int all, size_t off) { return all ? p->all_views : p->sched + off; }
+static int host_view(const part *s, int all, size_t off, int i) { return all ? i : s->sched_host[off + (size_t)i]; }
+
+/* The share [*p0, *p1) of n items that part d of parts takes: contiguous, in order. */
+static void share(int n, int d, int parts, int *p0, int *p1) {
+  *p0 = (int)((long long)n * d / parts);
+  *p1 = (int)((long long)n * (d + 1) / parts);
+}
+
+static int sync_parts(const part *s) {
+  for (int d = 0; d < s->n_parts; d++) {
+    int rc = use(s->parts[d]);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  return 0;
+}
+
+/* The forward projection of a list of n views with the data fit, into the first part's fit.
+ * On several GPUs each part projects its share; then each part's pixel terms go to every other
+ * part (the gathers need all of them), and each part's partial sums to the host, where they
+ * take the places one launch over the list would have given them, for the first part to
+ * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made
+ * where it is used rather than a batch's records before a launch of their own: one launch
+ * keeps the blocks of a detector stretch, whose views read the same slices, side by side in L2
+ * (kernels/layout.h). */
+static int forward(part *s, int all, size_t off, int n) {
+  int rc = 0;
+  if (s->n_parts == 1) {
+    rc = s->k->forward(s, list_of(s, all, off), n, 0, n, batched(s));
+    return rc ? rc : s->k->reduce_fit(s, n);
+  }
+  int np = s->n_parts, p0, p1;
+  for (int d = 0; d < np && !rc; d++) {
+    part *p = s->parts[d];
+    share(n, d, np, &p0, &p1);
+    if (!(rc = use(p)) && p1 > p0) rc = p->k->forward(p, list_of(p, all, off), n, p0, p1, batched(p));
+  }
+  if (rc || (rc = sync_parts(s))) return rc;
+  size_t pair = 2 * s->k->t_size, terms = s->npix * pair, n_t = (size_t)s->n_rows * (size_t)s->col_tiles,
+         np_n = (size_t)n * n_t;
+  double *merged = s->partial_host + (size_t)np * np_n;
+  for (int d = 0; d < np; d++) {
+    part *p = s->parts[d];
+    share(n, d, np, &p0, &p1);
+    for (int i = p0; i < p1; i++) {
+      size_t k = (size_t)host_view(s, all, off, i);
+      for (int d2 = 0; d2 < np; d2++)
+        if (d2 != d)
+          DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->e + k * terms, s->parts[d2]->dev, p->e + k * terms, p->dev, terms));
+    }
+    double *h = s->partial_host + (size_t)d * np_n;
+    if ((rc = use(p))) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(h, p->partial, np_n * sizeof(double), cudaMemcpyDeviceToHost));
+    for (size_t t = 0; t < n_t; t++) memcpy(merged + t * (size_t)n + p0, h + t * (size_t)n + p0, (size_t)(p1 - p0) * sizeof(double));
+  }
+  if ((rc = use(s))) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(s->partial, merged, np_n * sizeof(double), cudaMemcpyHostToDevice));
+  if ((rc = s->k->reduce_fit(s, n)) || (rc = sync_parts(s))) return rc;
+  return use(s);
+}
+
+/* The gather with the update over a list of n views. On several GPUs each part updates its
+ * slab of slices, then sends it to every other part, so each holds the whole volume again. */
+static int gather(part *s, int all, size_t off, int n) {
+  int rc = 0;
+  if (s->n_parts == 1) return launch_gather(s, list_of(s, all, off), n);
+  for (int d = 0; d < s->n_parts && !rc; d++) {
+    part *p = s->parts[d];
+    if (!(rc = use(p))) rc = launch_gather(p, list_of(p, all, off), n);
+  }
+  if (rc || (rc = sync_parts(s))) return rc;
+  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
+  for (int d = 0; d < s->n_parts; d++) {
+    part *p = s->parts[d];
+    size_t at = (size_t)p->z0 * slice, bytes = (size_t)(p->z1 - p->z0) * slice;
+    for (int d2 = 0; d2 < s->n_parts; d2++)
+      if (d2 != d && bytes)
+        DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->vol + at, s->parts[d2]->dev, p->vol + at, p->dev, bytes));
+  }
+  if ((rc = sync_parts(s))) return rc;
+  return use(s);
+}
+
+static int subset(dbtr_backend *b, size_t sub, double *fit) {
+  part *s = (part *)b->impl;
+  int n = (int)(s->subset_start[sub + 1] - s->subset_start[sub]), rc = use(s);
+  if (!rc) rc = forward(s, 0, s->subset_start[sub], n);
+  if (!rc) rc = gather(s, 0, s->subset_start[sub], n);
+  if (rc) return rc;
+  double f;
+  DBTR_CUDA_TRY(cudaMemcpy(&f, s->fit, sizeof f, cudaMemcpyDeviceToHost));
+  *fit += f;
+  return 0;
+}
+
+/* Every part gets the data and the uniform start volume, filled on the GPU. */
+static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
+  part *s = (part *)b->impl;
+  for (int d = 0; d < s->n_parts; d++) {
+    part *p = s->parts[d];
+    size_t bytes = p->nproj * p->k->t_size;
+    int rc = use(p);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(p->y, y, bytes, cudaMemcpyHostToDevice));
+    if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, bytes, cudaMemcpyHostToDevice));
+    if ((rc = p->k->fill(p->vol, p->nvox, fill))) return rc;
+  }
+  DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  return use(s);
+}
+
+/* Every part holds the whole volume after each subset; the first part's serves. */
+static int get_volume(dbtr_backend *b, void *out) {
+  part *s = (part *)b->impl;
+  int rc = use(s);
+  if (rc) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(out, s->vol, s->nvox * s->k->t_size, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+static int set_volume(dbtr_backend *b, const void *in) {
+  part *s = (part *)b->impl;
+  for (int d = 0; d < s->n_parts; d++) {
+    int rc = use(s->parts[d]);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy(s->parts[d]->vol, in, s->nvox * s->k->t_size, cudaMemcpyHostToDevice));
+  }
+  return use(s);
+}
+
+/* On several GPUs, each view's projection from the part that projects it. */
+static int get_projections(dbtr_backend *b, void *out) {
+  part *s = (part *)b->impl;
+  int rc = use(s);
+  if (rc) return rc;
+  if (s->n_parts == 1) {
+    DBTR_CUDA_TRY(cudaMemcpy(out, s->proj, s->nproj * s->k->t_size, cudaMemcpyDeviceToHost));
+    return 0;
+  }
+  size_t view = s->npix * s->k->t_size;
+  for (size_t k = 0; k < s->n_views; k++) {
+    const part *p = s->parts[s->owner[k]];
+    if ((rc = use(p))) return rc;
+    DBTR_CUDA_TRY(cudaMemcpy((char *)out + k * view, p->proj + k * view, view, cudaMemcpyDeviceToHost));
+  }
+  return use(s);
+}
+
+/* Whether every view's detector has u along x and v along y exactly (in index units, as
+ * the projectors see them): the condition under which ray records can be separable. Only
+ * then are the separable tables planned; the device's set-up then checks every pixel and
+ * voxel (kernels/separable.h), and any failure leaves the backend on the per-pixel gather. */
+static int sep_possible(const dbtr_geom *g, const dbtr_grid *grid) {
+  for (size_t k = 0; k < g->n_views; k++) {
+    dbtr_view_d v;
+    dbtr_view_reduce(g, grid, k, &v);
+    if (v.du[1] != 0.0 || v.du[2] != 0.0 || v.dv[0] != 0.0 || v.dv[2] != 0.0) return 0;
+  }
+  return 1;
+}
+
+/* Plans the separable tables in arena a (for a geometry that can be separable). */
+static void sep_plan(part *s, dbtr__gpu_arena *a) {
+  dbtr__gpu_sep *t = &s->sep;
+  const dbtr__gpu_kernels *k = s->k;
+  memset(t, 0, sizeof *t);
+  size_t vz = s->n_views * (size_t)s->nz;
+  t->n_groups = DBTR_N_GROUPS(s->ny);
+  dbtr__gpu_arena_plan(a, &t->cx, vz * (size_t)s->n_cols, k->cross_size);
+  dbtr__gpu_arena_plan(a, &t->cy, vz * (size_t)s->n_rows, k->cross_size);
+  dbtr__gpu_arena_plan(a, (void **)&t->xs, vz * (size_t)s->nx, sizeof(dbtr_slots));
+  dbtr__gpu_arena_plan(a, &t->xw, vz * (size_t)s->nx, k->slotw_size);
+  dbtr__gpu_arena_plan(a, (void **)&t->ys, vz * (size_t)s->ny, sizeof(dbtr_slots));
+  dbtr__gpu_arena_plan(a, &t->yw, vz * (size_t)s->ny, k->slotw_size);
+  dbtr__gpu_arena_plan(a, (void **)&t->gs, vz * (size_t)t->n_groups, sizeof(dbtr_slots));
+  dbtr__gpu_arena_plan(a, &t->gw, vz * (size_t)t->n_groups, k->groupw_size);
+  dbtr__gpu_arena_plan(a, (void **)&t->flag, 1, sizeof(int));
+}
+
+/* Builds and checks the planned tables once the ray records and footprints are on the
+ * device. On success the gather uses them (s->sep.on); where a check fails, the per-pixel
+ * gather runs. */
+static int sep_build(part *s) {
+  dbtr__gpu_sep *t = &s->sep;
+  if (!t->cx) return 0;
+  int found = 0;
+  DBTR_CUDA_TRY(cudaMemset(t->flag, 0, sizeof(int)));
+  /* The steps that read ray records run a batch of views at a time, each after its records,
+   * when the records are made in batches; the rest read the tables. */
+  for (size_t k0 = 0; k0 < s->n_views; k0 += s->batch) {
+    size_t nb = s->n_views - k0 < s->batch ? s->n_views - k0 : s->batch;
+    int rc = batched(s) ? s->k->make_rays(s, s->all_views + k0, nb) : 0;
+    if (rc || (rc = s->k->sep_views(s, k0, nb))) return rc;
+  }
+  int rc = s->k->sep_rest(s);
+  if (rc) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(&found, t->flag, sizeof found, cudaMemcpyDeviceToHost));
+  t->on = !found;
+  return 0;
+}
+
+/* Every buffer, into arena a, with the ray records of `batch` views (n_views: all of them);
+ * batched, the per-pixel gather's carried sums where the gather may be per-pixel. */
+static void plan_into(part *s, dbtr__gpu_arena *a, size_t batch) {
+  const dbtr__gpu_kernels *k = s->k;
+  memset(a, 0, sizeof *a);
+  size_t nrec = batch * s->npix; /* at most nproj, which is counted without overflow */
+  dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, k->r_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->lens, nrec, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, k->t_size);
+  if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->nproj, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, k->t_size);
+  if (batch < s->n_views && !s->sep_possible) dbtr__gpu_arena_plan(a, (void **)&s->carry, 2 * s->nvox, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, k->view_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * (size_t)s->nz, k->foot_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->sched, s->n_views, sizeof(int));
+  dbtr__gpu_arena_plan(a, (void **)&s->all_views, s->n_views, sizeof(int));
+  dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
+  dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
+  if (s->sep_possible) sep_plan(s, a);
+}
+
+static size_t plan_bytes(part *s, size_t batch) {
+  dbtr__gpu_arena a;
+  plan_into(s, &a, batch);
+  return dbtr__gpu_arena_bytes(&a);
+}
+
+/* Sizes every buffer within the budget (kernels/gpu.h): every view's ray records when they
+ * fit, else the largest batch of views that fits (at most a subset's views: a subset runs
+ * one batch at a time); one allocation, one clear message when not even one view fits. */
+static int plan(part *s, const dbtr_problem *prob) {
+  dbtr_gpu_memory *m = &s->common.memory;
+  int rc = dbtr__gpu_budget(prob->gpu_memory, m);
+  if (rc) return rc;
+  m->n_views = s->n_views;
+  m->need = plan_bytes(s, s->n_views);
+  m->need_min = plan_bytes(s, 1);
+  size_t batch = s->n_views;
+  if (m->need > m->allowed) {
+    if (m->need_min > m->allowed) return dbtr__gpu_no_room(m);
+    size_t lo = 1, hi = 1; /* plan_bytes grows with the batch: the largest that fits */
+    for (size_t i = 0; i < prob->n_subsets; i++) {
+      size_t n = prob->subset_start[i + 1] - prob->subset_start[i];
+      hi = n > hi ? n : hi;
+    }
+    hi = hi < s->n_views - 1 ? hi : s->n_views - 1;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo + 1) / 2;
+      if (plan_bytes(s, mid) <= m->allowed)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    batch = lo;
+  }
+  s->batch = m->batch = batch;
+  plan_into(s, &s->arena, batch);
+  m->used = dbtr__gpu_arena_bytes(&s->arena);
+  return dbtr__gpu_arena_alloc(&s->arena);
+}
+
+/* Geometry reduced on the host, in double, rounded once by the shared conversion; then the
+ * ray records (unless batched) and the separable tables, on the device. Batched, the
+ * per-pixel gather needs its carried sums, planned only where the geometry cannot be
+ * separable: where it could be but the set-up finds it is not, the budget must hold every
+ * view's records. */
+static int upload_geometry(part *s, const dbtr_problem *prob) {
+  const dbtr_geom *g = prob->geom;
+  const dbtr_grid *grid = prob->grid;
+  const dbtr__gpu_kernels *kt = s->k;
+  int rc = 0;
+  char *hv = (char *)malloc(s->n_views * kt->view_size);
+  char *hf = (char *)malloc(s->n_views * grid->nz * kt->foot_size);
+  int *hs = (int *)malloc(2 * s->n_views * sizeof(int));
+  if (!hv || !hf || !hs) rc = dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  for (size_t k = 0; k < s->n_views && !rc; k++) {
+    kt->view_of(g, grid, k, hv + k * kt->view_size);
+    for (size_t z = 0; z < grid->nz; z++) {
+      dbtr_footprint_d fd;
+      dbtr_footprint_reduce(g, grid, k, z, &fd);
+      kt->foot_of(&fd, hf + (k * grid->nz + z) * kt->foot_size);
+    }
+    hs[k] = (int)prob->subset_views[k];
+    hs[s->n_views + k] = (int)k;
+  }
+  if (!rc) rc = dbtr__gpu_upload(s->views, hv, s->n_views * kt->view_size);
+  if (!rc) rc = dbtr__gpu_upload(s->foot, hf, s->n_views * grid->nz * kt->foot_size);
+  if (!rc) rc = dbtr__gpu_upload(s->sched, hs, s->n_views * sizeof(int));
+  if (!rc) rc = dbtr__gpu_upload(s->all_views, hs + s->n_views, s->n_views * sizeof(int));
+  free(hv);
+  free(hf);
+  free(hs);
+  if (rc) return rc;
+  /* Batched, the records are made as they are used. */
+  if (!batched(s) && (rc = kt->make_rays(s, s->all_views, s->n_views))) return rc;
+  cudaError_t e = cudaMemset(s->proj, 0, s->nproj * kt->t_size);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return dbtr_err(DBTR_EGPU, "GPU ray set-up: %s", cudaGetErrorString(e));
+  if ((rc = sep_build(s))) return rc;
+  if (batched(s) && !s->sep.on && !s->carry)
+    return dbtr_err(DBTR_EGPU, "GPU memory: these views are not separable after all (docs/performance.md), and the "
+                    "per-pixel gather in batches needs %.3f GiB more than the %.3f GiB allowed; allow %.3f GiB with "
+                    "--gpu-memory", (double)(2 * s->nvox * kt->t_size) / 1073741824.0,
+                    (double)s->common.memory.allowed / 1073741824.0, (double)s->common.memory.need / 1073741824.0);
+  return 0;
+}
+
+/* The launches' grids are one-dimensional: their block counts must fit gridDim.x. */
+static int check_launch_sizes(const part *s) {
+  size_t max = 2147483647u, fwd = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
+  size_t tx = DBTR_TILES((size_t)s->nx, DBTR_TILE_X), ty = DBTR_TILES((size_t)s->ny, DBTR_TILE_Y);
+  size_t sx = DBTR_TILES((size_t)s->nx, DBTR_SEP_TILE_X), sy = DBTR_TILES((size_t)s->ny, DBTR_SEP_TILE_Y);
+  if (fwd > max || tx * ty > max / (size_t)s->nz || sx * sy > max / (size_t)s->nz)
+    return dbtr_err(DBTR_EINVAL, "GPU backend: %zu views of %d x %d pixels, %d x %d x %d voxels need more thread blocks "
+                    "than one launch takes (2^31 - 1)", s->n_views, s->n_cols, s->n_rows, s->nx, s->ny, s->nz);
+  return 0;
+}
+
+/* One part on device dev, with every buffer of the problem, set up (kernels/gpu.h). */
+static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__gpu_kernels *k) {
+  const dbtr_geom *g = prob->geom;
+  const dbtr_grid *grid = prob->grid;
+  part *s = (part *)calloc(1, sizeof *s);
+  *out = s;
+  if (!s) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  s->k = k;
+  s->dev = dev;
+  s->n_parts = 1;
+  s->parts[0] = s;
+  s->nx = (int)grid->nx;
+  s->ny = (int)grid->ny;
+  s->nz = (int)grid->nz;
+  s->z1 = s->nz;
+  s->n_rows = (int)g->n_rows;
+  s->n_cols = (int)g->n_cols;
+  s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
+  s->n_views = g->n_views;
+  s->npix = g->n_rows * g->n_cols;
+  s->transmission = prob->algo == DBTR_ALGO_TRANSMISSION;
+  s->update = s->transmission ? DBTR_UPDATE_TRANSMISSION : DBTR_UPDATE_EMISSION;
+  s->n_subsets = prob->n_subsets;
+  s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
+  s->subset_start = (size_t *)malloc((prob->n_subsets + 1) * sizeof(size_t));
+  int rc = s->subset_start ? use(s) : dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  if (!rc) rc = dbtr_geom_proj_count(g, &s->nproj);
+  if (!rc) rc = dbtr_grid_count(grid, &s->nvox);
+  if (!rc) rc = check_launch_sizes(s);
+  if (!rc) {
+    memcpy(s->subset_start, prob->subset_start, (prob->n_subsets + 1) * sizeof(size_t));
+    s->sep_possible = sep_possible(g, grid);
+    rc = plan(s, prob);
+  }
+  if (!rc) rc = upload_geometry(s, prob);
+  return rc;
+}
+
+/* On several GPUs: the parts' slabs, and what the first part keeps on the host to lead them
+ * (the schedule, which part projects each view, room for the partial sums). */
+static int link_parts(part *s, const dbtr_problem *prob) {
+  int np = s->n_parts, p0, p1;
+  for (int d = 0; d < np; d++) share(s->nz, d, np, &s->parts[d]->z0, &s->parts[d]->z1);
+  size_t n_t = (size_t)s->n_rows * (size_t)s->col_tiles, room;
+  int rc = dbtr_size_mul(s->n_views * n_t, (size_t)np + 1, &room, "GPU partial sums");
+  if (!rc) rc = dbtr_alloc((void **)&s->partial_host, room, sizeof(double), "GPU partial sums");
+  if (!rc) rc = dbtr_alloc((void **)&s->sched_host, s->n_views, sizeof(int), "GPU schedule");
+  if (!rc) rc = dbtr_alloc((void **)&s->owner, s->n_views, sizeof(int), "GPU schedule");
+  for (size_t sub = 0; sub < prob->n_subsets && !rc; sub++) {
+    size_t off = prob->subset_start[sub];
+    int n = (int)(prob->subset_start[sub + 1] - off);
+    for (int d = 0; d < np; d++) {
+      share(n, d, np, &p0, &p1);
+      for (int i = p0; i < p1; i++) {
+        s->sched_host[off + (size_t)i] = (int)prob->subset_views[off + (size_t)i];
+        s->owner[prob->subset_views[off + (size_t)i]] = d;
+      }
+    }
+  }
+  return rc;
+}
+
+int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const dbtr__gpu_kernels *k) {
+  *out = NULL;
+  /* The geometry and the grid were checked where the session opened (engine/session.h). */
+  int rc = 0;
+  int np = prob->gpus > 1 ? prob->gpus : 1;
+  if (np > DBTR_GPUS_MAX) return dbtr_err(DBTR_EINVAL, "GPU backend: %d GPUs asked for, at most %d", np, DBTR_GPUS_MAX);
+  dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
+  part *parts[DBTR_GPUS_MAX] = {NULL};
+  if (!b) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
+  for (int d = 0; d < np && !rc; d++) rc = part_new(&parts[d], prob, prob->gpu_share ? 0 : d, k);
+  part *s = parts[0];
+  if (s) {
+    s->n_parts = 0;
+    for (int d = 0; d < np && parts[d]; d++) s->parts[s->n_parts++] = parts[d];
+  }
+  b->impl = s;
+  b->destroy = destroy;
+  if (!rc && np > 1) rc = link_parts(s, prob);
+  if (!rc) rc = use(s);
+  if (rc) {
+    destroy(b);
+    return rc;
+  }
+  b->precision = k->precision;
+  b->load = load;
+  b->subset = subset;
+  b->get_volume = get_volume;
+  b->set_volume = set_volume;
+  b->get_projections = get_projections;
+  s->common.memory.gpus = np;
+  dbtr__gpu_memory_describe(&s->common.memory, b->memory, sizeof b->memory);
+  *out = b;
+  return 0;
+}
+
+/* The phases bench/ times (kernels/gpu.h): every view at once, as one subset would be. */
+extern "C" int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase) {
+  if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "GPU phase: not a GPU backend");
+  part *s = (part *)b->impl;
+  int rc = use(s);
+  if (rc) return rc;
+  if (phase == DBTR_GPU_PHASE_FORWARD) return forward(s, 1, 0, (int)s->n_views);
+  if (phase == DBTR_GPU_PHASE_GATHER) return gather(s, 1, 0, (int)s->n_views);
+  return dbtr_err(DBTR_EINVAL, "GPU phase: unknown phase %d", (int)phase);
+}
+
+extern "C" int dbtr_gpu_separable(const dbtr_backend *b) {
+  if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "GPU gather: not a GPU backend");
+  return ((const part *)b->impl)->sep.on;
+}
