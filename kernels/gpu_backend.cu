@@ -1,6 +1,7 @@
 /* kernels/gpu_backend.cu: choosing a device and a mode, and the device memory arena that
  * owns every buffer of a GPU backend. */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,29 @@ extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
   return 1;
 }
 
+/* Direct copies between the first n GPUs where they can (elsewhere cudaMemcpyPeer goes through
+ * the host). Peer access lasts as long as the process, and enabling it twice is an error the
+ * runtime reports (and compute-sanitizer counts), so each pair is enabled once, whichever
+ * thread makes a backend first. */
+static void enable_peers(int n) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static unsigned char done[DBTR_GPUS_MAX][DBTR_GPUS_MAX];
+  int dev = 0;
+  cudaGetDevice(&dev);
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      int can = 0;
+      if (i == j || done[i][j] || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess || !can) continue;
+      cudaSetDevice(i);
+      /* Failing, it was enabled already (by another library in this process): either way on. */
+      if (cudaDeviceEnablePeerAccess(j, 0) != cudaSuccess) cudaGetLastError();
+      done[i][j] = 1;
+    }
+  pthread_mutex_unlock(&lock);
+  cudaSetDevice(dev);
+}
+
 extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const dbtr_problem *prob) {
   *out = NULL;
   char dev[256];
@@ -149,14 +173,7 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const
   if (p.gpus < 0) p.gpus = n < DBTR_GPUS_MAX ? n : DBTR_GPUS_MAX;
   if (p.gpus > n && !p.gpu_share)
     return dbtr_err(DBTR_EINVAL, "--gpus %d: this machine has %d GPU%s", p.gpus, n, n == 1 ? "" : "s");
-  /* Direct copies between the GPUs where they can; elsewhere cudaMemcpyPeer goes through the host. */
-  for (int i = 0; i < p.gpus && !p.gpu_share; i++)
-    for (int j = 0; j < p.gpus; j++) {
-      int can = 0;
-      if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess || !can) continue;
-      cudaSetDevice(i);
-      if (cudaDeviceEnablePeerAccess(j, 0) != cudaSuccess) cudaGetLastError(); /* already enabled */
-    }
+  if (!p.gpu_share) enable_peers(p.gpus);
   int rc = create[mode](out, &p);
   if (!rc) {
     snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_mode_name_of(mode));
