@@ -22,7 +22,8 @@ struct dbtr_session {
   dbtr_grid grid;        /* a copy too */
   dbtr_data data;        /* the driver points at it too */
   dbtr_mlem m;
-  double *y, *i0;        /* the data expanded to full size (expand), or NULL where the scan's own serves */
+  double *y;             /* emission from counts: the line integrals (expand); else NULL, the scan's own serve */
+  dbtr_mlem_buffers load; /* the data in the backend's precision, kept from scan to scan */
   dbtr_backend *b;       /* NULL for a problem-only session */
   dbtr_session_opts o;
   void *scratch;         /* a volume of the backend's precision, for checkpoints; made when first needed */
@@ -81,34 +82,29 @@ static int choose_algo(const dbtr_scan *scan, const char *name, dbtr_algo *out) 
   return 0;
 }
 
-/* Full-size double arrays of the data for the driver, into s->y and s->i0: i0 expanded from
- * whatever shape the scan has (transmission), and for emission from counts the line integrals
- * (dbtr_count_to_line_integral). Either stays NULL where the scan's own array serves. Each
- * element on its own, on every thread: the same values for any thread count. */
+/* The data as the driver takes it (recon/mlem.h): the scan's own arrays, i0 in the scan's
+ * shape, except for emission from counts, whose line integrals are made here in full
+ * (dbtr_count_to_line_integral), each element on its own, on every thread: the same values for
+ * any thread count. */
 static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
   free(s->y);
-  free(s->i0);
-  s->y = s->i0 = NULL;
+  s->y = NULL;
   size_t n;
   int rc = dbtr_geom_proj_count(&scan->geom, &n);
   if (rc) return rc;
-  size_t npix = scan->geom.n_rows * scan->geom.n_cols;
-  long long nn = (long long)n;
-  if (algo == DBTR_ALGO_TRANSMISSION) {
-    if ((rc = dbtr_alloc((void **)&s->i0, n, sizeof(double), "i0"))) return rc;
-    double *out = s->i0;
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < nn; i++) out[i] = dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix);
-  } else if (scan->quantity == DBTR_QUANTITY_COUNTS) {
+  if (algo == DBTR_ALGO_EMISSION && scan->quantity == DBTR_QUANTITY_COUNTS) {
+    size_t npix = scan->geom.n_rows * scan->geom.n_cols;
+    long long nn = (long long)n;
     if ((rc = dbtr_alloc((void **)&s->y, n, sizeof(double), "line integrals"))) return rc;
     double *out = s->y;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < nn; i++)
       out[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix));
   }
+  int transmission = algo == DBTR_ALGO_TRANSMISSION;
   s->scan = scan;
   s->data = (dbtr_data){.geom = &s->geom, .grid = &s->grid, .algo = algo, .y = s->y ? s->y : scan->proj,
-                        .i0 = s->i0};
+                        .i0 = transmission ? scan->i0 : NULL, .i0_shape = transmission ? scan->i0_shape : DBTR_I0_NONE};
   return 0;
 }
 
@@ -130,7 +126,10 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
                      !dbtr_gpu_available(name, sizeof name));
   dbtr_precision p = dbtr_mode_precision(cpu_mode);
   double es = (double)dbtr_precision_size(p);
-  double need = o->caller_bytes + 16.0 * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
+  /* Emission from counts makes its line integrals in double (expand). */
+  int lines = scan->quantity == DBTR_QUANTITY_COUNTS &&
+              (o->recon.algorithm ? !strcmp(o->recon.algorithm, "emission") : 0);
+  double need = o->caller_bytes + (lines ? 8.0 : 0.0) * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
   if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
   char what[128];
   snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side", dbtr_precision_name(p));
@@ -166,7 +165,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   double t_data = omp_get_wtime();
   if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
-  if (!rc && s->b) rc = dbtr_mlem_load(&s->m, s->b, ro->init);
+  if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, ro->init, &s->load);
   s->setup = (dbtr_session_setup){t_data - t0, t_backend - t_data, omp_get_wtime() - t_backend};
   if (rc) {
     dbtr_session_close(&s);
@@ -182,7 +181,7 @@ void dbtr_session_close(dbtr_session **s) {
   dbtr_mlem_free(&(*s)->m);
   dbtr_geom_free(&(*s)->geom);
   free((*s)->y);
-  free((*s)->i0);
+  dbtr_mlem_buffers_free(&(*s)->load);
   free((*s)->scratch);
   free(*s);
   *s = NULL;
@@ -265,6 +264,6 @@ int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {
   /* The schedule and the backend keep the geometry they were made with, the session's copy,
    * equal value for value to this scan's. */
   if (!rc) rc = dbtr_mlem_set_data(&s->m, &s->data);
-  if (!rc && s->b) rc = dbtr_mlem_load(&s->m, s->b, s->o.recon.init);
+  if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, s->o.recon.init, &s->load);
   return rc;
 }

@@ -61,12 +61,14 @@ int dbtr_mlem_set_data(dbtr_mlem *m, const dbtr_data *data) {
   int transmission = data->algo == DBTR_ALGO_TRANSMISSION, nt = dbtr_cpu_threads(m->prob.threads);
   for (size_t b0 = 0; b0 < m->n_proj; b0 += BLOCK) {
     long long nb = (long long)(m->n_proj - b0 < BLOCK ? m->n_proj - b0 : BLOCK);
-    const double *yb = data->y + b0, *ib = transmission ? data->i0 + b0 : NULL;
+    const double *yb = data->y + b0;
+    size_t npix = data->geom->n_rows * data->geom->n_cols;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (long long i = 0; i < nb; i++) {
-      double y = yb[i], l = transmission ? dbtr_count_to_line_integral(y, ib[i]) : y;
+      double y = yb[i], i0 = transmission ? dbtr_data_i0(data, b0 + (size_t)i, npix) : 1.0;
+      double l = transmission ? dbtr_count_to_line_integral(y, i0) : y;
       terms[i] = l > 0.0 ? l : 0.0;
-      terms[BLOCK + i] = transmission && y > 0.0 ? y * log(y / ib[i]) : 0.0;
+      terms[BLOCK + i] = transmission && y > 0.0 ? y * log(y / i0) : 0.0;
     }
     for (long long i = 0; i < nb; i++) {
       sum_l += terms[i];
@@ -147,19 +149,51 @@ void dbtr_convert_to_double(dbtr_precision p, const void *src, size_t n, double 
   }
 }
 
-int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, double init) {
-  size_t es = dbtr_precision_size(b->precision);
-  void *y = NULL, *i0 = NULL;
-  int rc = dbtr_alloc(&y, m->n_proj, es, "projections");
-  if (!rc && m->data->i0) rc = dbtr_alloc(&i0, m->n_proj, es, "i0");
-  if (!rc) {
-    dbtr_convert_from_double(b->precision, m->data->y, m->n_proj, y);
-    if (i0) dbtr_convert_from_double(b->precision, m->data->i0, m->n_proj, i0);
-    rc = b->load(b, y, m->prob.algo == DBTR_ALGO_TRANSMISSION ? i0 : NULL, init > 0.0 ? init : m->init_value);
+/* i0 of every element in precision p: the same values dbtr_convert_from_double gives of the
+ * full-size array, made from the scan's own shape. */
+static void convert_i0(dbtr_precision p, const dbtr_data *d, size_t n, void *dst) {
+  size_t npix = d->geom->n_rows * d->geom->n_cols;
+  long long nn = (long long)n;
+  if (p == DBTR_PREC_DOUBLE) {
+    double *o = dst;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) o[i] = dbtr_data_i0(d, (size_t)i, npix);
+  } else if (p == DBTR_PREC_DD) {
+    dbtr_dd *o = dst;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) o[i] = dbtr_dd_of(dbtr_data_i0(d, (size_t)i, npix));
+  } else {
+    float *o = dst;
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < nn; i++) o[i] = (float)dbtr_data_i0(d, (size_t)i, npix);
   }
-  free(y);
-  free(i0);
+}
+
+int dbtr_mlem_load_with(const dbtr_mlem *m, dbtr_backend *b, double init, dbtr_mlem_buffers *buf) {
+  size_t es = dbtr_precision_size(b->precision);
+  dbtr_mlem_buffers own = {0}, *use = buf ? buf : &own;
+  int rc = 0;
+  int transmission = m->prob.algo == DBTR_ALGO_TRANSMISSION;
+  if (use->bytes < m->n_proj * es) {
+    dbtr_mlem_buffers_free(use);
+    if (!(rc = dbtr_alloc(&use->y, m->n_proj, es, "projections"))) use->bytes = m->n_proj * es;
+  }
+  if (!rc && transmission && !use->i0) rc = dbtr_alloc(&use->i0, use->bytes, 1, "i0");
+  if (!rc) {
+    dbtr_convert_from_double(b->precision, m->data->y, m->n_proj, use->y);
+    if (transmission) convert_i0(b->precision, m->data, m->n_proj, use->i0);
+    rc = b->load(b, use->y, transmission ? use->i0 : NULL, init > 0.0 ? init : m->init_value);
+  }
+  if (!buf) dbtr_mlem_buffers_free(&own);
   return rc;
+}
+
+int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, double init) { return dbtr_mlem_load_with(m, b, init, NULL); }
+
+void dbtr_mlem_buffers_free(dbtr_mlem_buffers *buf) {
+  free(buf->y);
+  free(buf->i0);
+  memset(buf, 0, sizeof *buf);
 }
 
 /* A subset's progress, turned into the iteration's and passed on at most every p->every s. */

@@ -10,14 +10,31 @@
 #include "recon/backend.h"
 #include "recon/geom.h"
 
-/* The measured data of one scan, in double, full size. */
+/* The measured data of one scan, in double: y full size, i0 as the scan holds it, so that a
+ * scalar or per-view i0 is never expanded to a full-size array of doubles (at thesis size 330
+ * MB written and faulted in a scan) before the backend's precision is made of it. */
 typedef struct {
   const dbtr_geom *geom;
   const dbtr_grid *grid;
   dbtr_algo algo;
   const double *y;  /* (n_views, n_rows, n_cols): counts (transmission) or line integrals (emission) */
-  const double *i0; /* same shape, unattenuated counts; NULL for emission */
+  const double *i0; /* unattenuated counts, laid out as i0_shape says; NULL for emission */
+  /* include/dbtr.h's shapes; DBTR_I0_NONE, the zero a caller that sets only i0 leaves, means
+   * full size, as DBTR_I0_FULL. */
+  dbtr_i0_shape i0_shape;
 } dbtr_data;
+
+/* i0 of the element of flat index i (view i / npix, pixel i % npix). */
+static inline double dbtr_data_i0(const dbtr_data *d, size_t i, size_t npix) {
+  switch (d->i0_shape) {
+  case DBTR_I0_SCALAR: return d->i0[0];
+  case DBTR_I0_PER_VIEW: return d->i0[i / npix];
+  case DBTR_I0_PER_PIXEL: return d->i0[i % npix];
+  case DBTR_I0_NONE:
+  case DBTR_I0_FULL: break;
+  }
+  return d->i0[i];
+}
 
 /* A prepared reconstruction: the subset schedule and the constant part of the fit. */
 typedef struct {
@@ -43,6 +60,17 @@ void dbtr_mlem_free(dbtr_mlem *m);
  * estimated from the data as the mean line integral over the mean path through the volume.
  * (Another start goes in with the backend's set_volume, as a resumed run's does.) */
 int dbtr_mlem_load(const dbtr_mlem *m, dbtr_backend *b, double init);
+
+/* Host buffers for the data in a backend's precision, kept from one load to the next where a
+ * caller loads again (a session re-armed scan after scan): made on the first load, grown where
+ * too small, already faulted in after. Zero-initialised; dbtr_mlem_buffers_free frees them. */
+typedef struct {
+  void *y, *i0;
+  size_t bytes; /* each buffer's size */
+} dbtr_mlem_buffers;
+/* dbtr_mlem_load through buf (NULL: buffers made and freed in the call). */
+int dbtr_mlem_load_with(const dbtr_mlem *m, dbtr_backend *b, double init, dbtr_mlem_buffers *buf);
+void dbtr_mlem_buffers_free(dbtr_mlem_buffers *buf);
 
 /* One full iteration (every subset once); *deviance receives the Poisson deviance
  * (recon/fit.h) of the forward projections made during it. */

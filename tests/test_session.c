@@ -190,5 +190,36 @@ DBTR_TEST(hooks_and_cancel) {
   test_scan_free(&a);
 }
 
-DBTR_TEST_MAIN(rearm_gives_a_new_sessions_bits, rearm_refuses_another_problem, open_checks_grid_and_values,
+/* i0 reaches the backend from the scan's own shape, never expanded in double first: a scalar, a
+ * per-view and a per-pixel i0 give the bits of the same values as a full-size array. */
+DBTR_TEST(i0_shapes_give_the_full_arrays_bits) {
+  dbtr_scan a;
+  dbtr_grid grid;
+  REQUIRE_OK(test_scan(&a, &grid, 1)); /* i0 = 1000 everywhere, full size */
+  size_t n = grid.nx * grid.ny * grid.nz;
+  float *full = malloc(n * sizeof *full), *shaped = malloc(n * sizeof *shaped);
+  REQUIRE(full && shaped);
+  dbtr_session *s = NULL;
+  REQUIRE_OK(dbtr_session_open(&s, &a, &grid, &cpu_float));
+  REQUIRE_OK(run(s, 2, full));
+  dbtr_session_close(&s);
+  double *i0_full = a.i0, thousands[64];
+  for (size_t i = 0; i < sizeof thousands / sizeof thousands[0]; i++) thousands[i] = 1000.0;
+  REQUIRE(a.geom.n_views <= 64);
+  const dbtr_i0_shape shapes[3] = {DBTR_I0_SCALAR, DBTR_I0_PER_VIEW, DBTR_I0_PER_PIXEL};
+  for (int k = 0; k < 3; k++) {
+    a.i0_shape = shapes[k];
+    a.i0 = shapes[k] == DBTR_I0_PER_PIXEL ? i0_full : thousands; /* the first view's pixels are 1000 too */
+    REQUIRE_OK(dbtr_session_open(&s, &a, &grid, &cpu_float));
+    REQUIRE_OK(run(s, 2, shaped));
+    CHECK(memcmp(full, shaped, n * sizeof *full) == 0);
+    dbtr_session_close(&s);
+  }
+  a.i0 = i0_full;
+  free(full);
+  free(shaped);
+  test_scan_free(&a);
+}
+
+DBTR_TEST_MAIN(i0_shapes_give_the_full_arrays_bits, rearm_gives_a_new_sessions_bits, rearm_refuses_another_problem, open_checks_grid_and_values,
                open_refuses_what_memory_cannot_hold, problem_only_has_no_backend, hooks_and_cancel)
