@@ -15,7 +15,7 @@ what=${1:-demo}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 deps() {
-  pkgs="build-essential cmake pkg-config libhdf5-dev libtiff-dev zlib1g-dev libnifti2-dev libglfw3-dev libgl-dev libpng-dev
+  pkgs="build-essential cmake pkg-config libhdf5-dev libtiff-dev zlib1g-dev libnifti2-dev libjansson-dev libglfw3-dev libgl-dev libpng-dev
         libgl1-mesa-dri xvfb xauth xdotool libmpfr-dev python3 python3-h5py python3-numpy python3-tifffile
         python3-nibabel libgdcm-dev python3-pydicom
         python3-pytest python3-venv python3-setuptools python3-wheel"

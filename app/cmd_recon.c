@@ -6,6 +6,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/recon_many.h"
 #include "app/run.h"
 #include "io/volume.h"
 #include "recon/error.h"
@@ -16,10 +17,13 @@ typedef struct {
   app_grid_opts grid;
   double u16_scale;
   int force, every_given;
+  const char *ext, *log, *shard; /* many scans */
+  int verbose;
 } recon_args;
 
 static const cli_opt recon_rows[] = {
-    {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output volume: .tif or .tiff, or NIfTI .nii or .nii.gz", .flags = CLI_REQUIRED},
+    {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output volume: .tif or .tiff, or NIfTI .nii or .nii.gz;\n"
+     "for many scans, a folder (DIR/ or an existing one): DIR/<scan's name><--ext>", .flags = CLI_REQUIRED},
     {"--iterations", 0, CLI_SIZE, offsetof(recon_args, ro.iterations), "N", .help = "full iterations", .def = "10",
      .min = 1, .max = 100000},
     {"--subsets", 0, CLI_SIZE, offsetof(recon_args, ro.subsets), "S",
@@ -48,6 +52,19 @@ static const cli_opt recon_rows[] = {
      "same as an uninterrupted run (same scan, subsets, mode and precision)"},
 };
 
+/* Options of a run of many scans (docs/scale-out.md). */
+static const cli_opt many_rows[] = {
+    {"--ext", 0, CLI_CHOICE, offsetof(recon_args, ext), "EXT", .help = "the outputs' ending: the file type",
+     .def = ".tif", .choices = CLI_CHOICES(".tif", ".tiff", ".nii", ".nii.gz")},
+    {"--log", 0, CLI_STRING, offsetof(recon_args, log), "FILE",
+     .help = "the record, a JSON line a scan (default: DIR/dbtr-recon.jsonl); a run of the\n"
+             "same command skips the outputs it records as complete"},
+    {"--shard", 0, CLI_STRING, offsetof(recon_args, shard), "K/N",
+     .help = "take the K-th of N disjoint shares of the scans (sorted by name): one job of an array"},
+    {"--verbose", 0, CLI_FLAG, offsetof(recon_args, verbose), NULL,
+     .help = "a line per iteration of each scan, and per volume written"},
+};
+
 /* --checkpoint is an output like -o, checked before the first iteration: never an input,
  * however spelled, never the volume, replaced only with --force. The one exception is the
  * checkpoint the run resumes from: saving into it again continues the run's own state, and
@@ -63,34 +80,85 @@ static int check_checkpoint(const char *cmd, const app_recon_opts *o, const char
   return cli_check_output(cmd, o->checkpoint, inputs, 2, force);
 }
 
+/* --format and --u16-scale as the volume writers take them. */
+static int format_of(const char *cmd, const recon_args *a, dbtr_tiff_opts *out) {
+  const int u16 = !strcmp(a->format, "uint16");
+  if (u16 && a->u16_scale == 0.0)
+    return cli_usage_error(cmd, "--format uint16 needs --u16-scale S (stored = round(value x S))");
+  if (!u16 && a->u16_scale != 0.0) /* a scale that would be ignored: the user meant uint16, or no scale */
+    return cli_usage_error(cmd, "--u16-scale is for --format uint16; --format %s stores the values as they are",
+                           a->format);
+  *out = (dbtr_tiff_opts){.format = u16                             ? DBTR_TIFF_UINT16
+                                    : !strcmp(a->format, "float64") ? DBTR_TIFF_FLOAT64
+                                                                    : DBTR_TIFF_FLOAT32,
+                          .u16_scale = a->u16_scale};
+  return 0;
+}
+
+/* The options checked for what each scan of many gets, then the run (app/recon_many.h). */
+static int recon_many(const char *cmd, recon_args *a, const char **ops, size_t n) {
+  const app_recon_opts *o = &a->ro;
+  if (o->checkpoint || o->resume)
+    return cli_usage_error(cmd, "--%s is for one scan; many scans resume from their log (docs/scale-out.md)",
+                           o->checkpoint ? "checkpoint" : "resume");
+  dbtr_tiff_opts topts;
+  int ex = format_of(cmd, a, &topts);
+  if (ex) return ex;
+  app_many_opts m = {.out_dir = a->out, .ext = a->ext ? a->ext : ".tif", .log = a->log, .shard = a->shard,
+                     .quiet = o->quiet, .verbose = a->verbose,
+                     .batch = {.recon = {.subsets = o->subsets, .algorithm = o->algorithm, .init = o->init,
+                                         .backend = o->backend},
+                               .iterations = o->iterations, .grid = a->grid, .format = topts, .force = a->force,
+                               .threads = o->backend.threads}};
+  return app_recon_many(cmd, ops, n, &m);
+}
+
 int dbtr_cmd_recon(int argc, char **argv) {
   const char *cmd = "recon", *in;
   recon_args a = {0};
   app_recon_opts *o = &a.ro;
   const cli_group groups[] = {
       {NULL, CLI_ROWS(recon_rows), &a},
+      {"many scans (SCAN.h5 ... or a folder, -o DIR/)", CLI_ROWS(many_rows), &a},
       cli_force_group(&a.force),
       cli_quiet_group(&o->quiet),
       cli_backend_group(&o->backend),
       app_grid_group(&a.grid, "reconstruction grid (default: the scan's /volume)", 1),
   };
+  size_t max_ops = argc > 1 ? (size_t)argc : 1;
+  const char **ops = calloc(max_ops, sizeof *ops);
+  if (!ops) return cli_fail(cmd, dbtr_err(DBTR_ENOMEM, "out of memory"));
   const cli_command spec = {
       .name = cmd,
-      .usage = "SCAN.h5 -o VOLUME.tif [options]",
+      .usage = "SCAN.h5 -o VOLUME.tif [options]  |  SCAN.h5... or FOLDER -o DIR/ [options]",
       .about = "Reconstructs a dbtr-scan file (docs/scan-format.md) with ML-EM and writes a TIFF or NIfTI\n"
-               "volume (docs/volume-format.md) in 1/mm.\n",
-      .operand = "scan file", .min_operands = 1, .max_operands = 1,
+               "volume (docs/volume-format.md) in 1/mm. Given several scans or a folder of them, and a folder\n"
+               "for -o, it reconstructs each on every GPU of the machine, one worker per GPU, and records\n"
+               "each in a log that a second run uses to skip what is complete (docs/scale-out.md).\n",
+      .operand = "scan file", .min_operands = 1, .max_operands = max_ops,
       CLI_GROUPS(groups),
   };
   int ex;
-  if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
-  const int u16 = !strcmp(a.format, "uint16");
-  o->vol_double = !strcmp(a.format, "float64");
-  if (u16 && a.u16_scale == 0.0)
-    return cli_usage_error(cmd, "--format uint16 needs --u16-scale S (stored = round(value x S))");
-  if (!u16 && a.u16_scale != 0.0) /* a scale that would be ignored: the user meant uint16, or no scale */
-    return cli_usage_error(cmd, "--u16-scale is for --format uint16; --format %s stores the values as they are",
-                           a.format);
+  if (!cli_parse(&spec, argc, argv, ops, &ex)) {
+    free(ops);
+    return ex;
+  }
+  size_t n_ops = 0;
+  while (n_ops < max_ops && ops[n_ops]) n_ops++;
+  in = ops[0];
+  if (app_recon_is_many(ops, n_ops, a.out)) {
+    ex = recon_many(cmd, &a, ops, n_ops);
+    free(ops);
+    return ex;
+  }
+  free(ops);
+  if (a.ext != NULL && strcmp(a.ext, ".tif") != 0)
+    return cli_usage_error(cmd, "--ext is for many scans; one scan's output is named by -o");
+  if (a.log || a.shard) return cli_usage_error(cmd, "--%s is for many scans (several scans or a folder, -o DIR/)",
+                                               a.log ? "log" : "shard");
+  dbtr_tiff_opts topts;
+  if ((ex = format_of(cmd, &a, &topts))) return ex;
+  o->vol_double = topts.format == DBTR_TIFF_FLOAT64;
   if (a.every_given && !o->checkpoint) return cli_usage_error(cmd, "--checkpoint-every needs --checkpoint FILE");
   const char *inputs[2] = {in, o->resume};
   ex = cli_check_output(cmd, a.out, inputs, 2, a.force);
@@ -130,8 +198,6 @@ int dbtr_cmd_recon(int argc, char **argv) {
   dbtr_session_close(&s);
   t_done = cli_now();
   double t_write = cli_now();
-  dbtr_tiff_opts topts = {.format = u16 ? DBTR_TIFF_UINT16 : o->vol_double ? DBTR_TIFF_FLOAT64 : DBTR_TIFF_FLOAT32,
-                          .u16_scale = a.u16_scale};
   if ((rc = dbtr_volume_write(a.out, &grid, vol, &topts))) {
     ex = cli_fail(cmd, rc);
     goto done;

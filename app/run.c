@@ -27,26 +27,9 @@ cli_group app_grid_group(app_grid_opts *g, const char *title, int with_dims) {
 }
 
 int app_grid_resolve(const char *cmd, const char *path, const dbtr_scan *scan, const app_grid_opts *o, dbtr_grid *out) {
-  if (!scan->has_grid && !(o->has_dims && o->has_voxel && o->has_origin))
-    return cli_usage_error(cmd,
-                           "%s has no /volume grid: give --dims NX,NY,NZ --voxel DX,DY,DZ --origin X,Y,Z "
-                           "(mm, the centre of voxel 0,0,0)",
-                           path);
-  dbtr_grid g = scan->grid;
-  if (o->has_dims) {
-    g.nx = (size_t)o->dims[0];
-    g.ny = (size_t)o->dims[1];
-    g.nz = (size_t)o->dims[2];
-  }
-  if (o->has_voxel) {
-    g.dx = o->voxel[0];
-    g.dy = o->voxel[1];
-    g.dz = o->voxel[2];
-  }
-  if (o->has_origin) memcpy(g.origin, o->origin, sizeof g.origin);
   /* Checked where the session opens (engine/session.h), under the scan's name. */
-  *out = g;
-  return 0;
+  int rc = dbtr_session_grid(scan, path, o, out);
+  return rc ? cli_fail(cmd, rc) : 0;
 }
 
 void app_warn_doubts(const char *cmd, const dbtr_scan *scan) {

@@ -32,11 +32,8 @@ typedef struct {
   } *times;
 } app_recon_opts;
 
-/* Grid overrides from the command line; zero fields mean "not given". */
-typedef struct {
-  double dims[3], voxel[3], origin[3];
-  int has_dims, has_voxel, has_origin;
-} app_grid_opts;
+/* Grid overrides from the command line (engine/session.h). */
+typedef dbtr_grid_given app_grid_opts;
 
 /* --dims, --voxel, --origin (without --dims when the voxel counts come from elsewhere),
  * under the title given. */

@@ -136,6 +136,28 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
   return dbtr_mem_check(need, what);
 }
 
+int dbtr_session_grid(const dbtr_scan *scan, const char *path, const dbtr_grid_given *o, dbtr_grid *out) {
+  if (!scan->has_grid && !(o->has_dims && o->has_voxel && o->has_origin))
+    return dbtr_err(DBTR_EINVAL,
+                    "%s has no /volume grid: give --dims NX,NY,NZ --voxel DX,DY,DZ --origin X,Y,Z (mm, the centre "
+                    "of voxel 0,0,0)",
+                    path);
+  dbtr_grid g = scan->grid;
+  if (o->has_dims) {
+    g.nx = (size_t)o->dims[0];
+    g.ny = (size_t)o->dims[1];
+    g.nz = (size_t)o->dims[2];
+  }
+  if (o->has_voxel) {
+    g.dx = o->voxel[0];
+    g.dy = o->voxel[1];
+    g.dz = o->voxel[2];
+  }
+  if (o->has_origin) memcpy(g.origin, o->origin, sizeof g.origin);
+  *out = g;
+  return 0;
+}
+
 int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *opts) {
   static const dbtr_session_opts defaults = {0};
   const dbtr_session_opts *o = opts ? opts : &defaults;
@@ -162,6 +184,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   if (!rc) rc = dbtr_mlem_init(&s->m, &s->data, ro->subsets ? ro->subsets : 1, ro->backend.threads);
   s->m.prob.gpu_memory = ro->backend.gpu_memory;
   s->m.prob.gpus = ro->backend.gpus;
+  s->m.prob.gpu_first = o->gpu_first;
   double t_data = omp_get_wtime();
   if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
@@ -249,6 +272,11 @@ static int same_geometry(const dbtr_geom *a, const dbtr_geom *b) {
   size_t bytes = 3 * a->n_views * sizeof(double);
   return !memcmp(a->source, b->source, bytes) && !memcmp(a->detector_center, b->detector_center, bytes) &&
          !memcmp(a->detector_u, b->detector_u, bytes) && !memcmp(a->detector_v, b->detector_v, bytes);
+}
+
+int dbtr_session_same_problem(const dbtr_session *s, const dbtr_scan *scan, const dbtr_grid *grid) {
+  return same_geometry(&s->geom, &scan->geom) && scan->quantity == s->scan->quantity &&
+         !memcmp(&s->grid, grid, sizeof *grid);
 }
 
 int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {

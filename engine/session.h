@@ -27,6 +27,18 @@
 
 typedef struct dbtr_session dbtr_session;
 
+/* The reconstruction grid a user gives in place of the scan's /volume, in part or whole
+ * (dbtr recon's --dims, --voxel and --origin); zero fields mean "not given". */
+typedef struct {
+  double dims[3], voxel[3], origin[3];
+  int has_dims, has_voxel, has_origin;
+} dbtr_grid_given;
+
+/* The grid for the scan read from path: its /volume with what is given applied, or what is
+ * given whole; DBTR_EINVAL naming path and the flags to give when the scan has none. The
+ * session checks it where it opens. */
+int dbtr_session_grid(const dbtr_scan *scan, const char *path, const dbtr_grid_given *given, dbtr_grid *out);
+
 typedef struct {
   dbtr_recon_opts recon;   /* the public options: algorithm, subsets, start value, backend */
   const char *source;      /* the scan's file, named in the grid's messages; NULL: "volume grid" */
@@ -37,6 +49,7 @@ typedef struct {
   /* Host memory the caller holds beside the session at its peak (the volume it writes),
    * counted in the memory check. */
   double caller_bytes;
+  int gpu_first;           /* the first GPU of the backend's (a many-scan worker's own); 0 */
 } dbtr_session_opts;
 
 /* Where the set-up's time went, in seconds: the checks and the data (expansion, the ML-EM
@@ -92,5 +105,8 @@ int dbtr_session_resume(dbtr_session *s, const char *path, size_t *done, char *w
  * its tables stay; the next run gives the bits a new session on that scan would. scan must
  * outlive the session as the first one had to. */
 int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan);
+/* 1 when a scan on grid is the session's problem but for its data: the same geometry, grid
+ * and quantity, so that dbtr_session_rearm takes it. */
+int dbtr_session_same_problem(const dbtr_session *s, const dbtr_scan *scan, const dbtr_grid *grid);
 
 #endif

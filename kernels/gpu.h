@@ -33,6 +33,13 @@ typedef struct {
  * through its factory table. */
 int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const dbtr_problem *prob);
 
+/* Pins a host buffer the caller keeps (cudaHostRegister), so that the copies of a GPU backend
+ * to and from it run at the bus's speed and not through the runtime's staging buffers; for the
+ * buffers a worker reuses scan after scan (engine/batch.c). 0, or DBTR_EGPU; a build without
+ * CUDA pins nothing and returns 0. dbtr_gpu_host_unpin before the buffer is freed. */
+int dbtr_gpu_host_pin(void *p, size_t bytes);
+void dbtr_gpu_host_unpin(void *p);
+
 /* The CUDA devices this machine has; 0 without (or in a build without CUDA). */
 int dbtr_gpu_count(void);
 

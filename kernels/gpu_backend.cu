@@ -107,6 +107,18 @@ int dbtr__gpu_upload(void *dst, const void *src, size_t bytes) {
   return 0;
 }
 
+extern "C" int dbtr_gpu_host_pin(void *p, size_t bytes) {
+  cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError();
+  return dbtr_err(DBTR_EGPU, "pinning %.3f GiB of host memory for the GPU: %s", (double)bytes / gib,
+                  cudaGetErrorString(e));
+}
+
+extern "C" void dbtr_gpu_host_unpin(void *p) {
+  if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 extern "C" int dbtr_gpu_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -129,18 +141,18 @@ extern "C" int dbtr_gpu_available(char *name, unsigned long name_len) {
   return 1;
 }
 
-/* Direct copies between the first n GPUs where they can (elsewhere cudaMemcpyPeer goes through
+/* Direct copies between GPUs first .. first + n - 1 where they can (elsewhere cudaMemcpyPeer goes through
  * the host). Peer access lasts as long as the process, and enabling it twice is an error the
  * runtime reports (and compute-sanitizer counts), so each pair is enabled once, whichever
  * thread makes a backend first. */
-static void enable_peers(int n) {
+static void enable_peers(int first, int n) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static unsigned char done[DBTR_GPUS_MAX][DBTR_GPUS_MAX];
   int dev = 0;
   cudaGetDevice(&dev);
   pthread_mutex_lock(&lock);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
+  for (int i = first; i < first + n; i++)
+    for (int j = first; j < first + n; j++) {
       int can = 0;
       if (i == j || done[i][j] || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess || !can) continue;
       cudaSetDevice(i);
@@ -170,10 +182,12 @@ extern "C" int dbtr_gpu_backend_create(dbtr_backend **out, dbtr_mode mode, const
   };
   if ((unsigned)mode >= DBTR_MODE_ALL_COUNT) return dbtr_err(DBTR_EINVAL, "unknown GPU mode %d", (int)mode);
   dbtr_problem p = *prob;
-  if (p.gpus < 0) p.gpus = n < DBTR_GPUS_MAX ? n : DBTR_GPUS_MAX;
-  if (p.gpus > n && !p.gpu_share)
+  if (p.gpu_first < 0 || p.gpu_first >= n)
+    return dbtr_err(DBTR_EINVAL, "GPU %d: this machine has %d GPU%s", p.gpu_first, n, n == 1 ? "" : "s");
+  if (p.gpus < 0) p.gpus = n - p.gpu_first < DBTR_GPUS_MAX ? n - p.gpu_first : DBTR_GPUS_MAX;
+  if (p.gpus > n - p.gpu_first && !p.gpu_share)
     return dbtr_err(DBTR_EINVAL, "--gpus %d: this machine has %d GPU%s", p.gpus, n, n == 1 ? "" : "s");
-  if (!p.gpu_share) enable_peers(p.gpus);
+  if (!p.gpu_share) enable_peers(p.gpu_first, p.gpus);
   int rc = create[mode](out, &p);
   if (!rc) {
     snprintf((*out)->name, sizeof (*out)->name, "gpu:%s", dbtr_mode_name_of(mode));

@@ -469,7 +469,7 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
   dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
   part *parts[DBTR_GPUS_MAX] = {NULL};
   if (!b) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
-  for (int d = 0; d < np && !rc; d++) rc = part_new(&parts[d], prob, prob->gpu_share ? 0 : d, k);
+  for (int d = 0; d < np && !rc; d++) rc = part_new(&parts[d], prob, prob->gpu_first + (prob->gpu_share ? 0 : d), k);
   part *s = parts[0];
   if (s) {
     s->n_parts = 0;

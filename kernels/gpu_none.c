@@ -32,4 +32,12 @@ int dbtr_gpu_memory_of(const dbtr_backend *b, dbtr_gpu_memory *out) {
   return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
 }
 
+int dbtr_gpu_host_pin(void *p, size_t bytes) {
+  (void)p;
+  (void)bytes;
+  return 0;
+}
+
+void dbtr_gpu_host_unpin(void *p) { (void)p; }
+
 int dbtr_gpu_count(void) { return 0; }

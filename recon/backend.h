@@ -27,7 +27,8 @@ typedef struct {
   const size_t *subset_start; /* n_subsets + 1 offsets into subset_views */
   int threads;                /* CPU threads; 0 means all the machine has */
   size_t gpu_memory;          /* bytes a GPU backend may take on each GPU; 0: what the GPU has free, less a margin */
-  int gpus;                   /* GPUs a GPU backend spreads over: 0 or 1: one; n: devices 0 .. n-1; -1: all */
+  int gpus;                   /* GPUs a GPU backend spreads over: 0 or 1: one; n: devices gpu_first .. gpu_first + n - 1; -1: all */
+  int gpu_first;              /* the first of them: 0, or a worker's own GPU (engine/batch.h) */
   int gpu_share;              /* 1: every one of those GPUs is device 0 (tests: the paths of several GPUs on one) */
 } dbtr_problem;
 
