@@ -148,7 +148,9 @@ double cli_now(void);
 /* 1 if path names an existing file. */
 int cli_exists(const char *path);
 /* Refuses to overwrite an existing output unless force, and an output that is also an
- * input (same file); returns 0 or an exit code. */
+ * input (same file); returns 0 or an exit code. It also sets the writes' policy: from the
+ * first call on, the process's commits replace only the outputs given here with force, or
+ * files the process wrote itself, so a file that appears during the run is kept. */
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force);
 
 #endif

@@ -92,6 +92,76 @@ static char *dup_str(const char *s) {
   return p;
 }
 
+/* The replacement policy of dbtr_atomic_replace_only_allowed: the targets the user allowed
+ * (known by their folder and name, so "./out.tif" and "out.tif" are one target) and the
+ * files this process committed (known by device and inode, so that a file another run put
+ * at the same name is not taken for ours). */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  char *name;             /* the target's name in its folder; NULL for a committed file */
+  off_t size;             /* a committed file's size and time of last change, so that */
+  struct timespec mtime;  /* another file given its freed inode number is not taken for it */
+} file_id;
+static int strict_replace;
+static file_id *allowed, *own;
+static size_t n_allowed, n_own, cap_allowed, cap_own;
+
+static int push_id(file_id **list, size_t *n, size_t *cap, file_id id) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 8;
+    file_id *p = realloc(*list, c * sizeof *p);
+    if (!p) return -1;
+    *list = p;
+    *cap = c;
+  }
+  (*list)[(*n)++] = id;
+  return 0;
+}
+
+/* target's folder and last component: 0, or -1 when the folder cannot be looked at. */
+static int target_id(const char *target, file_id *id) {
+  char dir[4096];
+  const char *base;
+  struct stat st;
+  if (dbtr_path_folder(target, dir, sizeof dir, &base) || stat(dir, &st) != 0) return -1;
+  id->dev = st.st_dev;
+  id->ino = st.st_ino;
+  id->name = (char *)base;
+  return 0;
+}
+
+void dbtr_atomic_replace_only_allowed(void) { strict_replace = 1; }
+
+int dbtr_atomic_allow_replace(const char *target) {
+  file_id id = {0};
+  if (target_id(target, &id)) return dbtr_err(DBTR_EIO, "%s: cannot look at the output folder: %s", target, strerror(errno));
+  if (!(id.name = dup_str(id.name)) || push_id(&allowed, &n_allowed, &cap_allowed, id)) {
+    free(id.name);
+    return dbtr_err(DBTR_ENOMEM, "%s: out of memory", target);
+  }
+  return 0;
+}
+
+static int is_allowed(const char *target) {
+  file_id id = {0};
+  if (target_id(target, &id)) return 0;
+  for (size_t i = 0; i < n_allowed; i++)
+    if (allowed[i].dev == id.dev && allowed[i].ino == id.ino && !strcmp(allowed[i].name, id.name)) return 1;
+  return 0;
+}
+
+/* 1 when target is, now, a regular file this process committed. */
+static int is_own(const char *target) {
+  struct stat st;
+  if (lstat(target, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  for (size_t i = 0; i < n_own; i++)
+    if (own[i].dev == st.st_dev && own[i].ino == st.st_ino && own[i].size == st.st_size &&
+        own[i].mtime.tv_sec == st.st_mtim.tv_sec && own[i].mtime.tv_nsec == st.st_mtim.tv_nsec)
+      return 1;
+  return 0;
+}
+
 static const char *kind_of(mode_t m) {
   if (S_ISLNK(m)) return "a symbolic link (give the path of the file itself)";
   if (S_ISDIR(m)) return "a folder";
@@ -119,7 +189,7 @@ int dbtr_input_check(const char *path) {
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   f->target = NULL;
   f->tmp = NULL;
-  f->replace = 0;
+  f->replace = f->existed = 0;
   f->slot = -1;
   f->fd = -1;
   int rc = dbtr_atomic_check_target(target);
@@ -150,7 +220,8 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
       f->tmp = tmp;
       f->target = tgt;
       f->slot = slot;
-      f->replace = lstat(target, &st) == 0;
+      f->existed = lstat(target, &st) == 0;
+      f->replace = f->existed && (!strict_replace || is_allowed(target) || is_own(target));
       return 0;
     }
     err = errno;
@@ -205,14 +276,38 @@ static int sync_folder(const char *path) {
   return rc;
 }
 
+/* Whether the commit may replace what is at the target now. By default, what existed at
+ * begin. Under dbtr_atomic_replace_only_allowed, what existed at begin and the user allowed,
+ * or a file of this process's own, looked at again just before the rename: a file another
+ * run put there since begin is not ours, and is kept. */
+static int may_replace(const dbtr_atomic_file *f) {
+  if (!f->replace) return 0;
+  return !strict_replace || is_allowed(f->target) || is_own(f->target);
+}
+
 int dbtr_atomic_commit(dbtr_atomic_file *f) {
   int rc = 0;
+  struct stat st;
   if (fsync(f->fd) != 0)
     rc = dbtr_err(DBTR_EIO, "%s: cannot flush the written file: %s", f->target, strerror(errno));
+  /* The temporary's inode becomes the target's: remembered, so that this process may save
+   * over its own file again (a checkpoint every K iterations) and over nothing else. */
+  file_id mine = {0};
+  int have_mine = !rc && fstat(f->fd, &st) == 0;
+  if (have_mine) {
+    mine.dev = st.st_dev;
+    mine.ino = st.st_ino;
+    mine.size = st.st_size;
+    mine.mtime = st.st_mtim;
+  }
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
-  if (!rc && (f->replace ? rename(f->tmp, f->target) : rename_noreplace(f->tmp, f->target)) != 0) {
-    if (errno == EEXIST)
+  if (!rc && (may_replace(f) ? rename(f->tmp, f->target) : rename_noreplace(f->tmp, f->target)) != 0) {
+    if (errno == EEXIST && f->existed)
+      rc = dbtr_err(DBTR_EINVAL, "%s: exists and this run may not replace it (use --force to overwrite it); "
+                    "it was left as it is and this run's output discarded",
+                    f->target);
+    else if (errno == EEXIST)
       rc = dbtr_err(DBTR_EINVAL, "%s: appeared while dbtr was writing it (another run writing the same file?); "
                     "it was left as it is and this run's output discarded",
                     f->target);
@@ -223,6 +318,8 @@ int dbtr_atomic_commit(dbtr_atomic_file *f) {
     dbtr_atomic_abort(f);
     return rc;
   }
+  /* A failed push only means that this file cannot be saved over again without --force. */
+  if (have_mine && strict_replace) (void)push_id(&own, &n_own, &cap_own, mine);
   int err = sync_folder(f->target);
   if (err)
     rc = dbtr_err(DBTR_EIO, "%s: written and in place, but its folder could not be flushed to the disk: %s", f->target,

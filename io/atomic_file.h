@@ -12,7 +12,11 @@
  *   replace.
  * - Only a file that existed when the write began. A target that appears while dbtr
  *   writes (another run writing the same -o) is left alone: the commit fails with
- *   DBTR_EINVAL and the temporary is removed, so of two runs the later one loses, loudly. */
+ *   DBTR_EINVAL and the temporary is removed, so of two runs the later one loses, loudly.
+ * - In a program that called dbtr_atomic_replace_only_allowed (the dbtr command), only a
+ *   file the user allowed (--force, through dbtr_atomic_allow_replace) or one this process
+ *   wrote itself (a checkpoint saved again). Without that call, a library caller's target
+ *   that existed at begin is replaced, as dbtr_scan_write documents. */
 #ifndef DBTR_ATOMIC_FILE_H
 #define DBTR_ATOMIC_FILE_H
 
@@ -21,7 +25,8 @@
 typedef struct {
   char *target; /* final path */
   char *tmp;    /* temporary path in the same folder */
-  int replace;  /* 1: the target existed at begin, and the commit replaces it */
+  int replace;  /* 1: the target existed at begin, and the commit may replace it */
+  int existed;  /* 1: the target existed at begin (whether or not it may be replaced) */
   int slot;     /* the temporary's place in the signal clean-up list, or -1 */
   int fd;       /* the temporary, open from begin to commit or abort, for the writeback */
 } dbtr_atomic_file;
@@ -53,6 +58,19 @@ int dbtr_path_folder(const char *path, char *dir, size_t len, const char **base)
 int dbtr_atomic_commit(dbtr_atomic_file *f);
 /* Removes the temporary file. Frees f; safe after commit or twice. */
 void dbtr_atomic_abort(dbtr_atomic_file *f);
+
+/* For programs that replace a file only when the user says so: from this call on, a commit
+ * replaces an existing target only if dbtr_atomic_allow_replace named it (and it existed at
+ * begin), or if the target is a file this process committed itself. Anything else is left
+ * as it is and the commit fails with DBTR_EINVAL, whenever the file appeared: the decision
+ * is the commit's, made by renameat2(RENAME_NOREPLACE) or link(), never by a look at begin.
+ * Not thread-safe against itself: call it, and dbtr_atomic_allow_replace, before the
+ * writing starts. */
+void dbtr_atomic_replace_only_allowed(void);
+/* Allows the commits to replace target (the user gave --force). The target is known by its
+ * folder (device and inode) and name, so another spelling of the same path is the same
+ * target. DBTR_ENOMEM or DBTR_EIO (its folder cannot be looked at) on failure. */
+int dbtr_atomic_allow_replace(const char *target);
 
 /* For programs (the dbtr command): on SIGINT, SIGTERM or SIGHUP, remove every temporary
  * still being written and exit with 128 + the signal (130, 143, 129), so an interrupted
