@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28, Linux 3.15), sync_file_range */
 #include "io/atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recon/error.h"
@@ -186,6 +188,93 @@ int dbtr_input_check(const char *path) {
   return dbtr_err(DBTR_EINVAL, "%s: is %s; dbtr reads only regular files", path, kind_of(st.st_mode));
 }
 
+/* Temporaries of this dbtr end in TMP_SUFFIX and are locked for their whole life; those of
+ * dbtr before it ended in LEGACY_SUFFIX and were never locked. */
+#define TMP_SUFFIX ".dbtr.tmp"
+#define LEGACY_SUFFIX ".tmp"
+/* A legacy temporary is taken for dead only when also unchanged this long: a dbtr of that
+ * time writing it changes it every few seconds, to the end. */
+enum { LEGACY_IDLE_SECONDS = 600 };
+
+/* Locks the whole new temporary (an open file description lock, F_OFD_SETLK: it stays with
+ * this descriptor, is not dropped when libhdf5 or libtiff close their own descriptors of the
+ * file, conflicts within one process too, and goes when the process dies, however it dies;
+ * NFS passes it to the server, so other hosts see it). A lock anyone else can take then
+ * proves that the temporary's writer is gone (dbtr_atomic_remove_stale). Where the file
+ * system has no locks the temporary is written unlocked, and simply never cleaned up.
+ * Returns -1 when a clean-up held the file, or took it away, in the moment between its
+ * creation and the lock: the caller takes another name. */
+static int still_named(int fd, const char *tmp) {
+  struct stat a, b;
+  return fstat(fd, &a) == 0 && lstat(tmp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int hold_lock(int fd, const char *tmp) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET; /* start 0, length 0: the whole file, however long it grows */
+  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) return still_named(fd, tmp) ? 0 : -1;
+  if (errno != EAGAIN && errno != EACCES) return 0; /* no locks here (EINVAL, ENOLCK) */
+  if (still_named(fd, tmp)) unlink(tmp);
+  return -1;
+}
+
+/* The writer's pid and attempt in a temporary's name: ".NAME.PID.N" followed by suffix. */
+static int temp_name_has(const char *name, size_t len, const char *suffix) {
+  size_t k = strlen(suffix);
+  if (name[0] != '.' || len <= k || strcmp(name + len - k, suffix) != 0) return 0;
+  size_t end = len - k;
+  for (int field = 0; field < 2; field++) { /* N, then PID: digits after a '.' */
+    size_t d = end;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') d--;
+    if (d == end || d == 0 || name[d - 1] != '.') return 0;
+    end = d - 1;
+  }
+  return end >= 2; /* ".X": a name of at least one character */
+}
+
+int dbtr_atomic_remove_stale(const char *target, void (*removed)(const char *path, void *ctx), void *ctx) {
+  char dir[4096];
+  if (dbtr_path_folder(target, dir, sizeof dir, NULL)) return 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0; /* nothing to clean where nothing can be listed; the write finds the cause */
+  int dfd = dirfd(d), count = 0;
+  time_t now = time(NULL);
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t len = strlen(e->d_name);
+    int current = temp_name_has(e->d_name, len, TMP_SUFFIX);
+    if (!current && !temp_name_has(e->d_name, len, LEGACY_SUFFIX)) continue;
+    struct stat st, again;
+    /* Only this user's regular files: another user's dead run is theirs to clean. */
+    if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+      continue;
+    if (!current && difftime(now, st.st_mtime) < LEGACY_IDLE_SECONDS) continue;
+    int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_RDLCK; /* conflicts with the writer's F_WRLCK, not with another clean-up's */
+    fl.l_whence = SEEK_SET;
+    /* Held until the file is gone, and the name checked to be still this file: a writer
+     * creating a file of that name meanwhile (the same pid again) cannot, as O_EXCL fails
+     * while this one exists. */
+    if (fcntl(fd, F_OFD_SETLK, &fl) == 0 && fstat(fd, &st) == 0 &&
+        fstatat(dfd, e->d_name, &again, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == again.st_dev &&
+        st.st_ino == again.st_ino && unlinkat(dfd, e->d_name, 0) == 0) {
+      count++;
+      if (removed) {
+        char path[4096 + 258];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        removed(path, ctx);
+      }
+    }
+    close(fd);
+  }
+  closedir(d);
+  return count;
+}
+
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   f->target = NULL;
   f->tmp = NULL;
@@ -209,11 +298,17 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
   int err = EEXIST;
   for (int attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
-    snprintf(tmp, n + 32, "%.*s.%s.%ld.%d.tmp", (int)dir_len, target, target + dir_len, (long)getpid(), attempt);
+    snprintf(tmp, n + 32, "%.*s.%s.%ld.%d" TMP_SUFFIX, (int)dir_len, target, target + dir_len, (long)getpid(), attempt);
     /* Registered before it exists, so no moment passes in which a signal could leave the
      * file behind; unlinking a name not yet created is harmless. */
     int slot = live_add(tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 && hold_lock(fd, tmp) != 0) {
+      /* A clean-up looked at it in the moment before the lock: take another name. */
+      close(fd);
+      fd = -1;
+      errno = EEXIST;
+    }
     if (fd >= 0) {
       struct stat st;
       f->fd = fd;

@@ -1,8 +1,8 @@
 /* io/atomic_file.h: outputs appear whole or not at all, and never replace what they must not.
  *
- * dbtr_atomic_begin makes a temporary name beside the target (same folder, so rename is
- * atomic); the writer writes there; dbtr_atomic_commit renames it into place and
- * dbtr_atomic_abort removes it. A failed or killed run leaves any previous file intact.
+ * dbtr_atomic_begin makes a temporary beside the target (same folder, so rename is
+ * atomic), .NAME.PID.N.dbtr.tmp, locked while it lives; the writer writes there;
+ * dbtr_atomic_commit renames it into place and dbtr_atomic_abort removes it. A failed or killed run leaves any previous file intact.
  *
  * What may be replaced (docs/errors.md, "Outputs"):
  * - Only a regular file. A target that is a device, FIFO, socket or folder is refused, and
@@ -40,6 +40,15 @@ int dbtr_atomic_check_target(const char *target);
  * anything opens it, so a FIFO cannot block a read for ever. Symbolic links to regular
  * files are followed: reading through them changes nothing. */
 int dbtr_input_check(const char *path);
+/* Removes from target's folder the temporaries that runs of dbtr left when they died
+ * without cleaning up (SIGKILL, a power cut, a crash): each is named .NAME.PID.N.dbtr.tmp
+ * and locked by its writer for its whole life, so a lock that can be taken proves that its
+ * writer is gone, on this host or another one sharing the folder, whatever became of its
+ * PID. Those of an older dbtr (.NAME.PID.N.tmp, never locked) go when unlocked and
+ * unchanged for 10 minutes. Only the user's own regular files are looked at. Calls
+ * removed(path, ctx) for each file removed; returns how many. Never fails: what cannot be
+ * looked at or removed is left. */
+int dbtr_atomic_remove_stale(const char *target, void (*removed)(const char *path, void *ctx), void *ctx);
 /* Checks the target, that its folder is writable, and picks an unused temporary name. */
 int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target);
 /* Starts the disk writing what the writer has written to the temporary so far (by any
