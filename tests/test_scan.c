@@ -441,8 +441,53 @@ DBTR_TEST(docs_example) {
   tmp_remove(dir);
 }
 
+/* Replaces link name in the scan at path with an HDF5 external link to obj in file. */
+static int make_elink(const char *path, const char *name, const char *file, const char *obj) {
+  hid_t f = open_rw(path);
+  herr_t st = f >= 0 ? H5Ldelete(f, name, H5P_DEFAULT) : -1;
+  if (st >= 0) st = H5Lcreate_external(file, obj, f, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (f >= 0 && H5Fclose(f) < 0) st = -1;
+  return st < 0 ? -1 : 0;
+}
+
+/* Issue 23, item 1. /projections as an external link into another valid scan: the data is
+ * not in the scan file, and reading it as if it were (pread at the other file's offset on
+ * the scan's descriptor) gave values up to 4.8e30. It is refused as external storage is,
+ * naming the link's target; so is a group (/geometry) reached through such a link. */
+DBTR_TEST(refuse_external_link) {
+  char dir[64], path[256], other[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  tmp_path(other, dir, "data.h5");
+  REQUIRE_OK(write_valid(other));
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/projections", other, "/projections") == 0);
+  EXPECT_REFUSED(path, "/projections: reached through an HDF5 external link to");
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "data.h5:/projections");
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/geometry", other, "/geometry") == 0);
+  EXPECT_REFUSED(path, "/geometry/source: reached through an HDF5 external link to");
+  tmp_remove(dir);
+}
+
+/* The same link to a FIFO: opening it would block until a writer comes, for ever. The link
+ * is refused before libhdf5 opens its target. */
+DBTR_TEST(refuse_external_link_to_fifo) {
+  char dir[64], path[256], fifo[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  tmp_path(fifo, dir, "fifo");
+  REQUIRE(mkfifo(fifo, 0600) == 0);
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/projections", fifo, "/projections") == 0);
+  alarm(30); /* a read that blocks ends the case with SIGALRM instead of at CTest's limit */
+  EXPECT_REFUSED(path, "external link");
+  alarm(0);
+  tmp_remove(dir);
+}
+
 DBTR_TEST_MAIN(read_big_endian_vlen_strings, read_volume_dataset, accept_counts_above_i0, refuse_missing_file,
                refuse_not_hdf5, refuse_truncated, refuse_format_attrs, refuse_missing_dataset, refuse_wrong_rank,
                refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
                refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
-               refuse_steep_geometry, docs_example)
+               refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo)
