@@ -129,6 +129,40 @@ int dbtr_geom_check(const dbtr_geom *g, const char *what) {
   return 0;
 }
 
+/* The voxel sizes against the geometry's extent L: the largest distance from the grid's
+ * origin to a source or a detector corner, in mm. The projectors work in index coordinates,
+ * (x - origin) / d, so every position they compute is at most L / d voxels from the origin,
+ * and they need it within 2^22 (floor_int's exact range, recon/proj_impl.h), as the grid's
+ * own sides are. That bound also keeps a float path's ray records and path lengths (about d)
+ * normal floats, and the attenuation values (about a line integral over the slab, so at
+ * most some 30 / (nz dz)) far from float's overflow; a voxel of 1e-300 mm made every voxel
+ * NaN. The other side, d at most 2^22 L, keeps the grid's extent and the footprints'
+ * products of mm lengths with d (recon/rays.c) finite. Both are far from any real grid: a
+ * geometry 700 mm across allows voxels from 0.17 um up. */
+static int check_voxel_scale(const dbtr_grid *grid, const dbtr_geom *g, const char *what) {
+  const double side = (double)DBTR_MAX_SIDE;
+  double L = 0.0;
+  double rows[2] = {-0.5, (double)g->n_rows - 0.5}, cols[2] = {-0.5, (double)g->n_cols - 0.5};
+  for (size_t k = 0; k < g->n_views; k++) {
+    double p[5][3];
+    memcpy(p[4], g->source + 3 * k, sizeof p[4]);
+    for (int a = 0; a < 4; a++) dbtr_geom_pixel_center(g, k, rows[a / 2], cols[a % 2], p[a]);
+    for (int a = 0; a < 5; a++) {
+      double r[3] = {p[a][0] - grid->origin[0], p[a][1] - grid->origin[1], p[a][2] - grid->origin[2]};
+      L = fmax(L, sqrt(dot3(r, r)));
+    }
+  }
+  const double d[3] = {grid->dx, grid->dy, grid->dz};
+  for (int i = 0; i < 3; i++)
+    if (!(L / d[i] <= side && d[i] <= side * L))
+      return dbtr_err(DBTR_EGEOM,
+                      "%s: voxel size %g x %g x %g mm: the geometry reaches %g mm from the grid's origin, %g voxels "
+                      "along %c; dbtr computes positions in voxels up to 2^22, so each voxel size must be from %g "
+                      "to %g mm",
+                      what, grid->dx, grid->dy, grid->dz, L, L / d[i], "xyz"[i], L / side, L * side);
+  return 0;
+}
+
 int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what) {
   size_t n;
   if (grid->nx == 0 || grid->ny == 0 || grid->nz == 0)
@@ -146,6 +180,7 @@ int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what)
                       grid->dx, grid->dy, grid->dz);
   if (!finite3(grid->origin)) return dbtr_err(DBTR_EINVAL, "%s: volume origin is not finite", what);
   if (!g) return 0;
+  if ((rc = check_voxel_scale(grid, g, what))) return rc;
   double ztop = grid->origin[2] + grid->dz * ((double)grid->nz - 0.5);
   double zbot = grid->origin[2] - 0.5 * grid->dz;
   int seen = 0;

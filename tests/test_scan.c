@@ -368,6 +368,28 @@ DBTR_TEST(refuse_volume_attrs) {
   tmp_remove(dir);
 }
 
+/* Issue 23, item 3. A /volume voxel size of 1e-300 mm (or 1e300) passes every test of
+ * "positive and finite", but the geometry, 660 mm high, would then span 6.6e302 voxels and
+ * the reconstruction was all NaN. Refused, naming the file, the axis and the sizes allowed;
+ * 0.5 x 0.5 x 1 mm, an ordinary grid, is read. */
+DBTR_TEST(refuse_voxel_beyond_index_range) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.h5");
+  static const double tiny_z[3] = {1, 1, 1e-300}, huge_x[3] = {1e300, 1, 2}, fine[3] = {0.5, 0.5, 1};
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, tiny_z) == 0);
+  EXPECT_REFUSED(path, "along z; dbtr computes positions in voxels up to 2^22");
+  CHECK_EQ_INT(dbtr_exit_code(DBTR_EGEOM), 2);
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, huge_x) == 0);
+  EXPECT_REFUSED(path, "along x");
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, fine) == 0);
+  dbtr_scan s;
+  CHECK_OK(dbtr_scan_read(&s, path));
+  dbtr_scan_free(&s);
+  tmp_remove(dir);
+}
+
 /* dbtr_geom_check's 45 deg limit, reached through the reader and named by it. */
 DBTR_TEST(refuse_steep_geometry) {
   char dir[64], path[256];
@@ -490,4 +512,5 @@ DBTR_TEST_MAIN(read_big_endian_vlen_strings, read_volume_dataset, accept_counts_
                refuse_not_hdf5, refuse_truncated, refuse_format_attrs, refuse_missing_dataset, refuse_wrong_rank,
                refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
                refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
-               refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo)
+               refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo,
+               refuse_voxel_beyond_index_range)
