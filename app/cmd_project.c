@@ -1,4 +1,5 @@
 /* app/cmd_project.c: `dbtr project VOLUME.tif -o SCAN.h5`: a scan of the user's own phantom. */
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -111,6 +112,8 @@ int dbtr_cmd_project(int argc, char **argv) {
     for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
     rc = dbtr_cpu_forward(p, volume_d, line);
   }
+  /* The scan stores float32: a line integral or count beyond it would be written as inf. */
+  if (!rc) rc = dbtr_simulate_check_range(in, &grid, vol, &scan.geom, line, a.i0, FLT_MAX, "float32");
   scan.has_grid = 1;
   scan.grid = grid;
   if (!rc) rc = dbtr_simulate_store(&scan, &line, n, a.i0, a.seed);
