@@ -605,16 +605,21 @@ static int read_provenance(reader *r, dbtr_scan *s) {
 static int read_arrays(reader *r, dbtr_scan *s) {
   char what[1200];
   size_t n = (size_t)(r->dims[0] * r->dims[1] * r->dims[2]); /* checked in inspect_projections */
+  size_t m = dbtr_scan_i0_count(s);
+  /* Both arrays in double, checked together before the first: a small compressed file can
+   * declare gigabytes of projections. */
+  snprintf(what, sizeof what, "%s: /projections and /i0 (%zu and %zu values in double)", r->path, n, m);
+  int rc = dbtr_mem_check(8.0 * ((double)n + (double)m), what);
+  if (rc) return rc;
   snprintf(what, sizeof what, "%s: /projections", r->path);
   void *p;
-  int rc = dbtr_alloc(&p, n, sizeof(double), what);
+  rc = dbtr_alloc(&p, n, sizeof(double), what);
   s->proj = p;
   if (!rc) rc = read_doubles(r, r->proj, "/projections", n, s->proj);
   if (!rc)
     rc = check_values(r, "/projections", s->proj, n, 3, r->dims,
                       s->quantity == DBTR_QUANTITY_COUNTS ? NON_NEGATIVE : ANY_FINITE);
   if (rc || s->i0_shape == DBTR_I0_NONE) return rc;
-  size_t m = dbtr_scan_i0_count(s);
   snprintf(what, sizeof what, "%s: /i0", r->path);
   rc = dbtr_alloc(&p, m, sizeof(double), what);
   s->i0 = p;

@@ -390,6 +390,26 @@ DBTR_TEST(refuse_voxel_beyond_index_range) {
   tmp_remove(dir);
 }
 
+/* Issue 23, item 7, for every command that reads a scan (info, recon, project --geometry):
+ * the projections and i0 in double are checked against the memory available before the
+ * first is allocated. The test scan holds 60 projections and one i0, 488 bytes in double;
+ * a limit of 400 bytes refuses it (exit 4), naming the file; 1000 bytes read it. */
+DBTR_TEST(refuse_arrays_beyond_memory) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(setenv("DBTR_MEMORY_LIMIT", "400", 1) == 0);
+  EXPECT_REFUSED(path, "/projections and /i0 (60 and 1 values in double) needs");
+  CHECK_EQ_INT(dbtr_exit_code(DBTR_ENOMEM), 4);
+  REQUIRE(setenv("DBTR_MEMORY_LIMIT", "1000", 1) == 0);
+  dbtr_scan s;
+  CHECK_OK(dbtr_scan_read(&s, path));
+  dbtr_scan_free(&s);
+  unsetenv("DBTR_MEMORY_LIMIT");
+  tmp_remove(dir);
+}
+
 /* dbtr_geom_check's 45 deg limit, reached through the reader and named by it. */
 DBTR_TEST(refuse_steep_geometry) {
   char dir[64], path[256];
@@ -513,4 +533,4 @@ DBTR_TEST_MAIN(read_big_endian_vlen_strings, read_volume_dataset, accept_counts_
                refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
                refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
                refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo,
-               refuse_voxel_beyond_index_range)
+               refuse_voxel_beyond_index_range, refuse_arrays_beyond_memory)
