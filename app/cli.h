@@ -142,6 +142,9 @@ int cli_backend_create(const char *cmd, const cli_backend_opts *o, const dbtr_pr
  * (SIGSEGV) ..." or "... did not finish in 60 s ..."), not a core dump or a hang. Returns
  * dbtr_scan_read's code otherwise. */
 int cli_read_scan(const char *cmd, dbtr_scan *s, const char *path);
+/* The time limit of a guarded read (DBTR_SCAN_HEADER_SECONDS, default 60 s), for the DICOM
+ * import's (dbtr_dicom_import_guarded). */
+unsigned cli_guard_seconds(const char *cmd);
 
 /* Wall clock in seconds. */
 double cli_now(void);

@@ -54,6 +54,11 @@ const char *dbtr__dcm_where(const dbtr__dcm *d, long frame, char *buf, size_t ca
  * (n = frames x rows x cols values): the stored values, with no rescale. Reads the file
  * again, pixels and all: only the header was read before. */
 int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n);
+/* Reads the whole file (its pixel data undecoded) and checks that it holds what its header
+ * declares: not truncated, native pixel data of Rows x Columns x NumberOfFrames x
+ * SamplesPerPixel x BitsAllocated / 8 bytes, and none of those 0. dbtr__dcm_pixels checks
+ * the same before it decodes; this is the check a guarded child runs (io/dicom_import.c). */
+int dbtr__dcm_check(const char *path);
 
 /* ---- geometry (io/dicom_geom.c) ---- */
 
