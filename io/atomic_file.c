@@ -298,7 +298,18 @@ int dbtr_atomic_begin(dbtr_atomic_file *f, const char *target) {
   size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
   int err = EEXIST;
   for (int attempt = 0; attempt < 100 && err == EEXIST; attempt++) {
-    snprintf(tmp, n + 32, "%.*s.%s.%ld.%d" TMP_SUFFIX, (int)dir_len, target, target + dir_len, (long)getpid(), attempt);
+    /* The temporary's name must fit where the target's does (NAME_MAX bytes): a long NAME
+     * is cut to fit (at a character's start, so UTF-8 stays whole); the PID and N still make
+     * it unique, and the clean-up of stale temporaries still knows it by its ending. */
+    char tail[64];
+    int tail_len = snprintf(tail, sizeof tail, ".%ld.%d" TMP_SUFFIX, (long)getpid(), attempt);
+    const char *base = target + dir_len;
+    size_t keep = strlen(base), room = (size_t)NAME_MAX - 1 - (size_t)tail_len;
+    if (keep > room) {
+      keep = room;
+      while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80) keep--;
+    }
+    snprintf(tmp, n + 32, "%.*s.%.*s%s", (int)dir_len, target, (int)keep, base, tail);
     /* Registered before it exists, so no moment passes in which a signal could leave the
      * file behind; unlinking a name not yet created is harmless. */
     int slot = live_add(tmp);

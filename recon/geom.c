@@ -148,8 +148,8 @@ static int check_voxel_scale(const dbtr_grid *grid, const dbtr_geom *g, const ch
     memcpy(p[4], g->source + 3 * k, sizeof p[4]);
     for (int a = 0; a < 4; a++) dbtr_geom_pixel_center(g, k, rows[a / 2], cols[a % 2], p[a]);
     for (int a = 0; a < 5; a++) {
-      double r[3] = {p[a][0] - grid->origin[0], p[a][1] - grid->origin[1], p[a][2] - grid->origin[2]};
-      L = fmax(L, sqrt(dot3(r, r)));
+      /* hypot: no overflow for distances past 1e154. */
+      L = fmax(L, hypot(hypot(p[a][0] - grid->origin[0], p[a][1] - grid->origin[1]), p[a][2] - grid->origin[2]));
     }
   }
   const double d[3] = {grid->dx, grid->dy, grid->dz};
@@ -180,17 +180,18 @@ int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what)
                       grid->dx, grid->dy, grid->dz);
   if (!finite3(grid->origin)) return dbtr_err(DBTR_EINVAL, "%s: volume origin is not finite", what);
   if (!g) return 0;
-  if ((rc = check_voxel_scale(grid, g, what))) return rc;
+  /* Printed with %g: 1e300 in 6 characters, not 300 digits, and a bottom 1 nm below the
+   * detector as -1e-06, not as -0.00. */
   double ztop = grid->origin[2] + grid->dz * ((double)grid->nz - 0.5);
   double zbot = grid->origin[2] - 0.5 * grid->dz;
   int seen = 0;
   for (size_t k = 0; k < g->n_views; k++) {
     double sz = g->source[3 * k + 2], dz0 = g->detector_center[3 * k + 2];
     if (!(ztop < sz))
-      return dbtr_err(DBTR_EGEOM, "%s: the volume top (z = %.2f mm) is not below the source of view %zu (z = %.2f mm)",
+      return dbtr_err(DBTR_EGEOM, "%s: the volume top (z = %g mm) is not below the source of view %zu (z = %g mm)",
                       what, ztop, k, sz);
     if (!(zbot > dz0 - 1e-9 || dz0 > sz))
-      return dbtr_err(DBTR_EGEOM, "%s: the volume bottom (z = %.2f mm) lies below the detector of view %zu (z = %.2f mm)",
+      return dbtr_err(DBTR_EGEOM, "%s: the volume bottom (z = %g mm) lies below the detector of view %zu (z = %g mm)",
                       what, zbot, k, dz0);
     /* Field of view: does the ray to the detector centre cross the grid's mid slice
      * inside the grid's xy extent, or any corner ray? Checking the detector's 4 corners
@@ -217,5 +218,7 @@ int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what)
   }
   if (!seen)
     return dbtr_err(DBTR_EGEOM, "%s: the volume grid lies outside the field of view of every view", what);
-  return 0;
+  /* After the placement, whose refusals say more about a misplaced grid (an origin 1e300 mm
+   * away) than the scale would. */
+  return check_voxel_scale(grid, g, what);
 }

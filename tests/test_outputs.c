@@ -196,6 +196,34 @@ DBTR_TEST(legacy_temporaries_removed_only_when_idle) {
   tmp_remove(dir);
 }
 
+/* Issue 23, poor messages: an output name of 244 characters (the file system allows 255)
+ * failed, as the temporary's name (the output's, a dot, PID, N and .dbtr.tmp) did not fit.
+ * The temporary cuts the name to fit, at a character's start: here a 2-byte UTF-8 letter
+ * sits where the cut falls. */
+DBTR_TEST(long_output_name) {
+  char dir[64], p[512], name[256];
+  REQUIRE(tmp_make(dir) == 0);
+  memset(name, 'a', 244);
+  /* The cut falls after 255 - 1 - strlen(".PID.0.dbtr.tmp") bytes of the name: é's two
+   * bytes are put on either side of it. */
+  char tail[64];
+  size_t cut = 255 - 1 - (size_t)snprintf(tail, sizeof tail, ".%ld.0.dbtr.tmp", (long)getpid());
+  memcpy(name + cut - 1, "\xc3\xa9", 2);
+  memcpy(name + 240, ".tif", 5);
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  REQUIRE(cli_check_output("test", p, NULL, 0, 0) == 0);
+  dbtr_atomic_file f;
+  REQUIRE_OK(dbtr_atomic_begin(&f, p));
+  const char *base = strrchr(f.tmp, '/') + 1;
+  CHECK_LE(strlen(base), 255);
+  CHECK(strstr(base, "\xc3.") == NULL); /* é not cut in half: it is left out whole */
+  dbtr_atomic_abort(&f);
+  CHECK_OK(save(p, "whole"));
+  CHECK(file_is(p, "whole"));
+  CHECK_EQ_INT(tmp_count(dir), 1);
+  tmp_remove(dir);
+}
+
 DBTR_TEST_MAIN(no_force_keeps_a_file_that_appeared, force_replaces_the_output_it_names,
                own_file_saved_again_but_not_anothers, killed_runs_temporary_removed_live_ones_kept,
-               own_live_temporary_kept, legacy_temporaries_removed_only_when_idle)
+               own_live_temporary_kept, legacy_temporaries_removed_only_when_idle, long_output_name)

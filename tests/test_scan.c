@@ -410,6 +410,23 @@ DBTR_TEST(refuse_arrays_beyond_memory) {
   tmp_remove(dir);
 }
 
+/* Issue 23, poor messages: the grid's heights were printed with %.2f, so 1e300 took 300
+ * digits and a bottom 1 nm below the detector read "z = -0.00 mm lies below z = 0.00 mm". */
+DBTR_TEST(grid_heights_printed_readably) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.h5");
+  /* dz 2 mm, so the bottom is origin z - 1 mm: 1 nm below the detector at z = 0. */
+  static const double nm_below[3] = {-2.0, -1.5, 1.0 - 1e-6}, far_below[3] = {-2.0, -1.5, -1e300};
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(set_vec_attr(path, "/volume", "origin", H5T_IEEE_F64LE, 3, nm_below) == 0);
+  EXPECT_REFUSED(path, "the volume bottom (z = -1e-06 mm) lies below the detector of view 0 (z = 0 mm)");
+  REQUIRE(set_vec_attr(path, "/volume", "origin", H5T_IEEE_F64LE, 3, far_below) == 0);
+  EXPECT_REFUSED(path, "the volume bottom (z = -1e+300 mm)");
+  CHECK_LT(strlen(dbtr_errmsg()), 300); /* the whole line, path included */
+  tmp_remove(dir);
+}
+
 /* dbtr_geom_check's 45 deg limit, reached through the reader and named by it. */
 DBTR_TEST(refuse_steep_geometry) {
   char dir[64], path[256];
@@ -533,4 +550,4 @@ DBTR_TEST_MAIN(read_big_endian_vlen_strings, read_volume_dataset, accept_counts_
                refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
                refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
                refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo,
-               refuse_voxel_beyond_index_range, refuse_arrays_beyond_memory)
+               refuse_voxel_beyond_index_range, refuse_arrays_beyond_memory, grid_heights_printed_readably)
