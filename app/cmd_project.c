@@ -76,6 +76,20 @@ static int check_memory(const char *in, const dbtr_geom *g, double i0) {
   return dbtr_mem_check(need, what);
 }
 
+/* A volume placed where no view sees it whole, with no --origin: a TIFF from another tool
+ * has no dbtr_origin, so its origin reads as 0 and the volume hangs half below the
+ * detector. The refusal then says which --origin places it as the presets place theirs,
+ * when that placement passes. */
+static int suggest_origin(const dbtr_grid *grid, const dbtr_geom *g, const char *in) {
+  char why[1024];
+  snprintf(why, sizeof why, "%s", dbtr_errmsg());
+  dbtr_grid placed = *grid;
+  dbtr_system_place_grid(g, grid, placed.origin);
+  if (dbtr_grid_check(&placed, g, in) != 0) return dbtr_err(DBTR_EGEOM, "%s", why);
+  return dbtr_err(DBTR_EGEOM, "%s; --origin %g,%g,%g places the volume as the presets do (on the detector, centred "
+                  "along the chest wall)", why, placed.origin[0], placed.origin[1], placed.origin[2]);
+}
+
 int dbtr_cmd_project(int argc, char **argv) {
   const char *cmd = "project", *in;
   project_args a = {0};
@@ -130,6 +144,7 @@ int dbtr_cmd_project(int argc, char **argv) {
   }
   if (a.grid.has_origin) memcpy(grid.origin, a.grid.origin, sizeof grid.origin);
   rc = dbtr_grid_check(&grid, &scan.geom, in);
+  if (rc == DBTR_EGEOM && !a.grid.has_origin) rc = suggest_origin(&grid, &scan.geom, in);
   if (!rc) rc = dbtr_grid_count(&grid, &n_vox);
   if (!rc) rc = dbtr_geom_proj_count(&scan.geom, &n);
   if (!rc) rc = dbtr_alloc((void **)&volume_d, n_vox, sizeof(double), "volume");

@@ -360,6 +360,14 @@ int dbtr__dcm_check(const char *path) {
   }
 }
 
+int dbtr__dcm_has(const dbtr__dcm *d, uint32_t tag) {
+  try {
+    return d->header.GetFile().GetDataSet().FindDataElement(to_gdcm(tag)) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 void dbtr__dcm_string(const dbtr__dcm *d, uint32_t tag, char *out, size_t cap) {
   out[0] = '\0';
   try {

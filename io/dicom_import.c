@@ -114,6 +114,11 @@ static void input_free(input *in) {
 static int sop_kind(const dbtr__dcm *d, int *kind, const char **name) {
   char uid[80];
   dbtr__dcm_string(d, DBTR__TAG(0x0008, 0x0016), uid, sizeof uid);
+  /* A DICOMDIR is the index of a DICOM folder (PS3.10 7.2): its Directory Record Sequence
+   * lists the files, and it has no SOP class of its own to name. */
+  if (!*uid && dbtr__dcm_has(d, DBTR__TAG(0x0004, 0x1220)))
+    return dbtr_err(DBTR_EFORMAT, "%s: a DICOMDIR (the index of a DICOM folder), not an image: give the folder that "
+                    "holds the images, or the image files", dbtr__dcm_path(d));
   if (!*uid) return dbtr_err(DBTR_EFORMAT, "%s: (0008,0016) SOPClassUID: missing", dbtr__dcm_path(d));
   for (size_t i = 0; i < sizeof sop_classes / sizeof *sop_classes; i++)
     if (strcmp(uid, sop_classes[i].uid) == 0) {

@@ -47,6 +47,8 @@ int dbtr__dcm_numbers(const dbtr__dcm *d, uint32_t tag, long frame, double *out,
 /* A string attribute at the top level, without padding, in out (cap bytes; longer values
  * are cut); "" when absent. Control characters become '?', so messages stay one line. */
 void dbtr__dcm_string(const dbtr__dcm *d, uint32_t tag, char *out, size_t cap);
+/* 1 when attribute tag is at the top level of the data set (a sequence included). */
+int dbtr__dcm_has(const dbtr__dcm *d, uint32_t tag);
 /* "view3.dcm", or "bpxi.dcm: frame 4" for frame 3 of a multi-frame object (frames are
  * counted from 1 in messages, as DICOM counts them), for messages. */
 const char *dbtr__dcm_where(const dbtr__dcm *d, long frame, char *buf, size_t cap);

@@ -34,7 +34,15 @@ typedef struct {
 static herr_t reason_cb(unsigned n, const H5E_error2_t *e, void *data) {
   reason_buf *r = data;
   if (n == 0 && e->desc) {
-    snprintf(r->buf, r->cap, "%s", e->desc);
+    /* libhdf5's I/O failures carry the system's errno amid a time, a descriptor, a buffer
+     * address and byte counts, cut at its buffer's end ("bytes actually wri"): only what
+     * failed and the system's reason are kept ("file write failed: File too large"). */
+    const char *en = strstr(e->desc, "errno = "), *colon = strchr(e->desc, ':');
+    int code = 0;
+    if (en && colon && colon < en && sscanf(en, "errno = %d", &code) == 1 && code > 0)
+      snprintf(r->buf, r->cap, "%.*s: %s", (int)(colon - e->desc), e->desc, strerror(code));
+    else
+      snprintf(r->buf, r->cap, "%s", e->desc);
     for (char *p = r->buf; *p; p++)
       if (*p == '\n' || *p == '\r') *p = ' ';
   }

@@ -383,7 +383,28 @@ def case_zero_rows(dbtr, work):
     expect_refusal(dbtr, work, [path], "bpxi.dcm: (0028,0010) Rows: 0; an image has at least one row")
 
 
+def case_dicomdir(dbtr, work):
+    """A DICOMDIR, the index of a folder, given as if it were an image: said so, not
+    "(0008,0016) SOPClassUID: missing"."""
+    path = os.path.join(work, "DICOMDIR")
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = "1.2.840.10008.1.3.10"  # Media Storage Directory Storage
+    meta.MediaStorageSOPInstanceUID = generate_uid()
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = Dataset()
+    ds.file_meta = meta
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.FileSetID = "SCANS"
+    ds.OffsetOfTheFirstDirectoryRecordOfTheRootDirectoryEntity = 0
+    ds.OffsetOfTheLastDirectoryRecordOfTheRootDirectoryEntity = 0
+    ds.FileSetConsistencyFlag = 0
+    ds.DirectoryRecordSequence = []
+    ds.save_as(path, write_like_original=False)
+    expect_refusal(dbtr, work, [path], "DICOMDIR: a DICOMDIR (the index of a DICOM folder), not an image")
+
+
 CASES = {
+    "dicomdir": case_dicomdir,
     "truncated_multiframe": case_truncated_multiframe,
     "truncated_in_folder": case_truncated_in_folder,
     "short_pixel_data": case_short_pixel_data,

@@ -66,6 +66,16 @@ PY
   DBTR_MEMORY_LIMIT=1000000 expect 4 "peak.tif: projecting its 64 x 64 x 16 voxels (float and double) into 9 views of 128 x 80 needs .* GiB of memory" \
     peak.tif --system tiny --origin -32,0,0.5
   ;;
+origin_hint)
+  # Issue 23, poor messages. A TIFF from another tool has no dbtr_origin: its origin reads as
+  # 0, the volume hangs half a voxel below the detector, and every layout was refused without
+  # saying what to give. The refusal names an --origin that works (6 x 5 x 4 voxels of 1 mm:
+  # x from -2.5, y from 0.5, z from 0.5), and that --origin does.
+  volume plain.tif "v[:] = 0.01"
+  expect 2 "plain.tif: the volume bottom (z = -0.5 mm) lies below the detector.*--origin -2.5,0.5,0.5 places the volume as the presets do" \
+    plain.tif --system tiny
+  "$dbtr" project plain.tif --system tiny --origin -2.5,0.5,0.5 -o placed.h5 --quiet || fail "the --origin given did not work"
+  ;;
 *) fail "no such case" ;;
 esac
 echo "project.$case: refused as expected"
