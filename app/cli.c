@@ -501,15 +501,31 @@ int cli_same_file(const char *a, const char *b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !strcmp(ba, bb);
 }
 
+/* One line per stale temporary removed (io/atomic_file.h), so that a file that disappears
+ * from a folder is accounted for. */
+static void said_removed(const char *path, void *cmd) {
+  fprintf(stderr, "dbtr %s: removed %s, a temporary left by a dbtr run that was killed before it finished\n",
+          (const char *)cmd, path);
+}
+
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force) {
   struct stat so;
+  dbtr_atomic_remove_stale(out, said_removed, (void *)cmd);
+  /* The look below is only the early, friendly refusal: the file may appear during the run
+   * (another run writing the same -o). So the commands' writes replace only what --force
+   * named here, whatever exists when they finish (io/atomic_file.h). */
+  dbtr_atomic_replace_only_allowed();
   /* A device, FIFO, socket, folder or symbolic link is refused whatever --force says. */
   int rc = dbtr_atomic_check_target(out);
   if (rc) return cli_fail(cmd, rc);
-  if (stat(out, &so) != 0) return writable_folder(cmd, out);
+  if (stat(out, &so) != 0) {
+    if (force && (rc = dbtr_atomic_allow_replace(out))) return cli_fail(cmd, rc);
+    return writable_folder(cmd, out);
+  }
   for (size_t i = 0; i < n_inputs; i++)
     if (inputs[i] && cli_same_file(inputs[i], out))
       return cli_usage_error(cmd, "%s: the output would overwrite the input %s", out, inputs[i]);
   if (!force) return cli_usage_error(cmd, "%s exists; use --force to overwrite it", out);
+  if ((rc = dbtr_atomic_allow_replace(out))) return cli_fail(cmd, rc);
   return writable_folder(cmd, out);
 }

@@ -137,13 +137,18 @@ cli_group cli_gpu_group(cli_backend_opts *o);
  * (SIGSEGV) ..." or "... did not finish in 60 s ..."), not a core dump or a hang. Returns
  * dbtr_scan_read's code otherwise. */
 int cli_read_scan(const char *cmd, dbtr_scan *s, const char *path);
+/* The time limit of a guarded read (DBTR_SCAN_HEADER_SECONDS, default 60 s), for the DICOM
+ * import's (dbtr_dicom_import_guarded). */
+unsigned cli_guard_seconds(const char *cmd);
 
 /* Wall clock in seconds. */
 double cli_now(void);
 /* 1 if path names an existing file. */
 int cli_exists(const char *path);
 /* Refuses to overwrite an existing output unless force, and an output that is also an
- * input (same file); returns 0 or an exit code. */
+ * input (same file); returns 0 or an exit code. It also sets the writes' policy: from the
+ * first call on, the process's commits replace only the outputs given here with force, or
+ * files the process wrote itself, so a file that appears during the run is kept. */
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force);
 
 #endif

@@ -132,7 +132,7 @@ int dbtr_cmd_import(int argc, char **argv) {
   ex = fill_opts(cmd, &a, sys_from, i0_from, &o);
   if (!ex) ex = cli_check_output(cmd, a.out, in, n_in, a.force);
   double t0 = cli_now();
-  int rc = ex ? 0 : dbtr_dicom_import(&scan, in, n_in, &o);
+  int rc = ex ? 0 : dbtr_dicom_import_guarded(&scan, in, n_in, &o, cli_guard_seconds(cmd));
   if (rc) ex = cli_fail(cmd, rc);
   if (!ex) ex = resolve_grid(cmd, &scan, a.sys, sys_from, &a.grid);
   dbtr_scan_write_opts wo = {scan.stored_dtype, 0};

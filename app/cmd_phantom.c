@@ -93,12 +93,16 @@ int dbtr_cmd_phantom(int argc, char **argv) {
   dbtr_volume_type type; /* the name says the file type: checked before the work */
   if (!ex && truth_path && dbtr_volume_type_of(truth_path, &type)) ex = cli_fail(cmd, DBTR_EINVAL);
   if (ex) return ex;
-  /* What the simulation holds at once (phantoms/simulate.c): the exact line integrals and
-   * the stored projections, in double, and the float ground truth when asked for. */
+  /* What the simulation holds at once (phantoms/simulate.c): the exact line integrals in
+   * double, which become the stored projections, or for counts the line integrals, the
+   * per-pixel i0 and the counts in double (dbtr_simulate_store); the float ground truth when
+   * asked for; and the scan writer's buffer of one view. */
   const dbtr_system *sys = o->system;
   double n_proj = (double)sys->n_views * (double)sys->n_rows * (double)sys->n_cols;
   double n_vox = (double)sys->grid.nx * (double)sys->grid.ny * (double)sys->grid.nz;
-  int rc = dbtr_mem_check(16.0 * n_proj + (truth_path ? 4.0 * n_vox : 0.0), "the simulated scan");
+  double need = (o->line_integrals ? 8.0 : 24.0) * n_proj + (truth_path ? 4.0 * n_vox : 0.0) +
+                8.0 * (double)sys->n_rows * (double)sys->n_cols;
+  int rc = dbtr_mem_check(need, "the simulated scan");
   if (rc) return cli_fail(cmd, rc);
 
   dbtr_scan scan;

@@ -1,4 +1,5 @@
 /* app/cmd_project.c: `dbtr project VOLUME.tif -o SCAN.h5`: a scan of the user's own phantom. */
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,8 +9,10 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
+#include "io/memory.h"
 #include "io/scan.h"
 #include "io/tiff.h"
+#include "io/tiff_probe.h"
 #include "io/volume.h"
 #include "phantoms/phantom.h"
 #include "phantoms/simulate.h"
@@ -55,6 +58,39 @@ static int load_geometry(const char *cmd, const dbtr_system *sys, const char *ge
   return rc ? cli_fail(cmd, rc) : 0;
 }
 
+/* What `dbtr project` holds at its peak, all at once until it ends: the volume in float (as
+ * read) and in double (as projected), the projector's tables, the line integrals in double,
+ * and with counts (i0 > 0) the counts and their per-pixel i0 beside them
+ * (dbtr_simulate_store); the writer's buffer is one view. Counted from the TIFF's declared
+ * sizes before its pixels are read; a file that cannot be probed is checked by the reader. */
+static int check_memory(const char *in, const dbtr_geom *g, double i0) {
+  size_t dims[3];
+  if (!dbtr_tiff_probe(in, dims)) return 0;
+  dbtr_grid est = {.nx = dims[0], .ny = dims[1], .nz = dims[2], .dx = 1.0, .dy = 1.0, .dz = 1.0};
+  double n_vox = (double)dims[0] * (double)dims[1] * (double)dims[2];
+  double n = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
+  double need = 12.0 * n_vox + dbtr_cpu_projector_bytes(DBTR_PREC_DOUBLE, g, &est, 0) + 8.0 * n +
+                (i0 > 0.0 ? 16.0 * n : 0.0) + 8.0 * (double)g->n_rows * (double)g->n_cols;
+  char what[1200];
+  snprintf(what, sizeof what, "%s: projecting its %zu x %zu x %zu voxels (float and double) into %zu views of %zu x %zu",
+           in, dims[0], dims[1], dims[2], g->n_views, g->n_cols, g->n_rows);
+  return dbtr_mem_check(need, what);
+}
+
+/* A volume placed where no view sees it whole, with no --origin: a TIFF from another tool
+ * has no dbtr_origin, so its origin reads as 0 and the volume hangs half below the
+ * detector. The refusal then says which --origin places it as the presets place theirs,
+ * when that placement passes. */
+static int suggest_origin(const dbtr_grid *grid, const dbtr_geom *g, const char *in) {
+  char why[1024];
+  snprintf(why, sizeof why, "%s", dbtr_errmsg());
+  dbtr_grid placed = *grid;
+  dbtr_system_place_grid(g, grid, placed.origin);
+  if (dbtr_grid_check(&placed, g, in) != 0) return dbtr_err(DBTR_EGEOM, "%s", why);
+  return dbtr_err(DBTR_EGEOM, "%s; --origin %g,%g,%g places the volume as the presets do (on the detector, centred "
+                  "along the chest wall)", why, placed.origin[0], placed.origin[1], placed.origin[2]);
+}
+
 int dbtr_cmd_project(int argc, char **argv) {
   const char *cmd = "project", *in;
   project_args a = {0};
@@ -88,11 +124,19 @@ int dbtr_cmd_project(int argc, char **argv) {
   dbtr_cpu_projector *p = NULL;
   size_t n_vox = 0, n = 0;
   double t0 = cli_now();
-  int rc = dbtr_tiff_read(in, &grid, &vol);
+  int rc;
+  /* The geometry first (small), then the whole command's peak from the sizes the TIFF
+   * declares, before its pixels are read: a 32 KB file can declare 8 GiB of voxels. */
+  if ((ex = load_geometry(cmd, a.system, a.geometry, &scan.geom))) goto done;
+  if ((rc = check_memory(in, &scan.geom, a.i0))) {
+    ex = cli_fail(cmd, rc);
+    goto done;
+  }
+  rc = dbtr_tiff_read(in, &grid, &vol);
   if (!rc) rc = dbtr_volume_check_finite(in, &grid, vol);
   if (rc) {
-    free(vol);
-    return cli_fail(cmd, rc);
+    ex = cli_fail(cmd, rc);
+    goto done;
   }
   if (a.grid.has_voxel) {
     grid.dx = a.grid.voxel[0];
@@ -100,8 +144,8 @@ int dbtr_cmd_project(int argc, char **argv) {
     grid.dz = a.grid.voxel[2];
   }
   if (a.grid.has_origin) memcpy(grid.origin, a.grid.origin, sizeof grid.origin);
-  if ((ex = load_geometry(cmd, a.system, a.geometry, &scan.geom))) goto done;
   rc = dbtr_grid_check(&grid, &scan.geom, in);
+  if (rc == DBTR_EGEOM && !a.grid.has_origin) rc = suggest_origin(&grid, &scan.geom, in);
   if (!rc) rc = dbtr_grid_count(&grid, &n_vox);
   if (!rc) rc = dbtr_geom_proj_count(&scan.geom, &n);
   if (!rc) rc = dbtr_alloc((void **)&volume_d, n_vox, sizeof(double), "volume");
@@ -111,6 +155,8 @@ int dbtr_cmd_project(int argc, char **argv) {
     for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
     rc = dbtr_cpu_forward(p, volume_d, line);
   }
+  /* The scan stores float32: a line integral or count beyond it would be written as inf. */
+  if (!rc) rc = dbtr_simulate_check_range(in, &grid, vol, &scan.geom, line, a.i0, FLT_MAX, "float32");
   scan.has_grid = 1;
   scan.grid = grid;
   if (!rc) rc = dbtr_simulate_store(&scan, &line, n, a.i0, a.seed);

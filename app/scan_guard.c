@@ -1,5 +1,6 @@
 /* app/scan_guard.c: the commands read scans through io/scan_guard.c (the header in a child
- * process with a time limit), with the limit from DBTR_SCAN_HEADER_SECONDS. The header of
+ * process with a time limit), and DICOM files likewise (io/dicom_import.c, each file's
+ * structure), with the limit from DBTR_SCAN_HEADER_SECONDS. The header of
  * a valid file is a few kilobytes, read in milliseconds; the default leaves room for slow
  * network storage. */
 #include <errno.h>
@@ -30,3 +31,5 @@ static unsigned header_seconds(const char *cmd) {
 int cli_read_scan(const char *cmd, dbtr_scan *s, const char *path) {
   return dbtr_scan_read_guarded(s, path, header_seconds(cmd));
 }
+
+unsigned cli_guard_seconds(const char *cmd) { return header_seconds(cmd); }

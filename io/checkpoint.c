@@ -195,8 +195,12 @@ static int check_volume(const char *path, const void *vol, const dbtr_checkpoint
 static int read_body(FILE *fp, const char *path, dbtr_checkpoint_info *out, void **vol) {
   unsigned char head[HEAD_BYTES], tail[8];
   size_t bytes = 0;
-  if (fread(head, 1, sizeof head, fp) != sizeof head || memcmp(head, magic, 8) != 0)
-    return dbtr_err(DBTR_EFORMAT, "%s: not a dbtr checkpoint", path);
+  size_t got = fread(head, 1, sizeof head, fp);
+  if (got < 8 || memcmp(head, magic, 8) != 0) return dbtr_err(DBTR_EFORMAT, "%s: not a dbtr checkpoint", path);
+  /* Its magic says what it is: a file cut inside the header is a truncated checkpoint. */
+  if (got != sizeof head)
+    return dbtr_err(DBTR_EFORMAT, "%s: truncated checkpoint: %zu bytes, where its header alone has %d", path, got,
+                    (int)HEAD_BYTES);
   if (get64(head + 8) != VERSION)
     return dbtr_err(DBTR_EFORMAT, "%s: checkpoint version %llu (this dbtr reads version %d)", path,
                     (unsigned long long)get64(head + 8), VERSION);

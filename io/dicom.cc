@@ -8,6 +8,8 @@
  * user sees one line that names the cause. */
 #include <gdcmDataSet.h>
 #include <gdcmDicts.h>
+#include <gdcmExplicitDataElement.h>
+#include <gdcmImplicitDataElement.h>
 #include <gdcmGlobal.h>
 #include <gdcmPixmapReader.h>
 #include <gdcmReader.h>
@@ -169,6 +171,62 @@ bool convert_any(gdcm::PixelFormat::ScalarType type, const std::vector<char> &bu
   return false;
 }
 
+/* A whole number at the top level of ds: def when absent, -1 when not one number. */
+double top_number(const gdcm::DataSet &ds, uint32_t tag, double def) {
+  gdcm::Tag t = to_gdcm(tag);
+  if (!ds.FindDataElement(t) || ds.GetDataElement(t).IsEmpty()) return def;
+  double v[2];
+  std::string bad;
+  return numeric_values(ds.GetDataElement(t), v, 2, bad) == 1 && v[0] == std::floor(v[0]) ? v[0] : -1.0;
+}
+
+/* The pixel data a file holds, against what its header declares, before a single value is
+ * used: GDCM reads a truncated file with a warning and zeros in place of what is missing,
+ * and decodes pixel data shorter than Rows x Columns x NumberOfFrames into zeros too.
+ * - The file's length: its meta header and data set, as GDCM read them, against the bytes
+ *   on the disk (GDCM takes the declared length of the last element, the pixel data).
+ * - Native (uncompressed) pixel data: its length against Rows x Columns x NumberOfFrames x
+ *   SamplesPerPixel x BitsAllocated / 8. Compressed frames are checked by their decoders. */
+int check_pixels_whole(const gdcm::File &f, const char *path) {
+  const gdcm::DataSet &ds = f.GetDataSet();
+  const gdcm::TransferSyntax &ts = f.GetHeader().GetDataSetTransferSyntax();
+  unsigned long long set = ts.IsExplicit() ? (unsigned long long)ds.GetLength<gdcm::ExplicitDataElement>()
+                                           : (unsigned long long)ds.GetLength<gdcm::ImplicitDataElement>();
+  unsigned long long want = (unsigned long long)f.GetHeader().GetFullLength() + set;
+  FILE *fp = std::fopen(path, "rb");
+  long long have = -1;
+  if (fp && std::fseek(fp, 0, SEEK_END) == 0) have = std::ftell(fp);
+  if (fp) std::fclose(fp);
+  if (have >= 0 && (unsigned long long)have < want)
+    return dbtr_err(DBTR_EFORMAT, "%s: the file has %lld bytes, its header and data declare %llu: truncated, %llu "
+                    "bytes are missing (of its pixel data, if they are at its end)",
+                    path, have, want, want - (unsigned long long)have);
+  if (!ds.FindDataElement(to_gdcm(kPixelData))) return 0; /* refused where the pixels are read, by name */
+  const uint32_t tags[5] = {DBTR__TAG(0x0028, 0x0010), DBTR__TAG(0x0028, 0x0011), DBTR__TAG(0x0028, 0x0008),
+                            DBTR__TAG(0x0028, 0x0002), DBTR__TAG(0x0028, 0x0100)};
+  const char *why[5] = {"an image has at least one row", "an image has at least one column",
+                        "a multi-frame image has at least one frame", "a pixel has at least one sample",
+                        "dbtr reads samples of whole bytes (a multiple of 8 bits)"};
+  double v[5];
+  for (int i = 0; i < 5; i++) {
+    v[i] = top_number(ds, tags[i], i == 2 || i == 3 ? 1.0 : -1.0);
+    /* Up to 2^31 each: the product below is then exact in double and checked against size_t. */
+    if (!(v[i] >= 1.0 && v[i] <= 2147483648.0) || (i == 4 && std::fmod(v[i], 8.0) != 0.0))
+      return dbtr_err(DBTR_EFORMAT, "%s: " DBTR__TAG_FMT ": %s; %s", path, DBTR__TAG_ARGS(tags[i]),
+                      v[i] == -1.0 ? "missing or not a whole number" : std::to_string((long long)v[i]).c_str(),
+                      why[i]);
+  }
+  if (ts.IsEncapsulated()) return 0;
+  double need = v[0] * v[1] * v[2] * v[3] * (v[4] / 8.0);
+  const gdcm::ByteValue *bv = ds.GetDataElement(to_gdcm(kPixelData)).GetByteValue();
+  double got = bv ? double(bv->GetLength()) : 0.0;
+  if (got < need)
+    return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: %.0f bytes; Rows x Columns x NumberOfFrames x "
+                    "SamplesPerPixel x BitsAllocated/8 = %.0f x %.0f x %.0f x %.0f x %.0f/8 need %.0f",
+                    path, got, v[0], v[1], v[2], v[3], v[4], need);
+  return 0;
+}
+
 /* What GDCM or the library threw, as a dbtr error naming the file. */
 int caught(const char *path) {
   try {
@@ -266,6 +324,8 @@ int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n) {
       return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: GDCM cannot decode it (transfer syntax %s)", path,
                       d->header.GetFile().GetHeader().GetDataSetTransferSyntax().GetString());
     }
+    int rc = check_pixels_whole(r.GetFile(), path);
+    if (rc) return rc;
     const gdcm::Pixmap &pm = r.GetPixmap();
     const gdcm::PixelFormat &pf = pm.GetPixelFormat();
     if (pf.GetSamplesPerPixel() != 1)
@@ -284,6 +344,27 @@ int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n) {
     return 0;
   } catch (...) {
     return caught(path);
+  }
+}
+
+int dbtr__dcm_check(const char *path) {
+  gdcm::Trace::SetWarning(false);
+  gdcm::Trace::SetError(false);
+  try {
+    gdcm::Reader r;
+    r.SetFileName(path);
+    if (!r.Read()) return dbtr_err(DBTR_EFORMAT, "%s: not a DICOM file, or a damaged one", path);
+    return check_pixels_whole(r.GetFile(), path);
+  } catch (...) {
+    return caught(path);
+  }
+}
+
+int dbtr__dcm_has(const dbtr__dcm *d, uint32_t tag) {
+  try {
+    return d->header.GetFile().GetDataSet().FindDataElement(to_gdcm(tag)) ? 1 : 0;
+  } catch (...) {
+    return 0;
   }
 }
 

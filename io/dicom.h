@@ -44,6 +44,12 @@ typedef struct {
  * "view3.dcm: (0018,1110) DistanceSourceToDetector: missing"; a value single-frame images
  * need and o lacks is named with the `dbtr import` flag that gives it. */
 int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o);
+/* The same, each file first read in a forked child with seconds to finish (io/guard.h): its
+ * header and structure, and its pixel data's length against its header, undecoded. A file
+ * that crashes GDCM (an assert that aborts, a bad pointer) or makes it loop is refused by
+ * name (DBTR_EFORMAT), before the import reads it in this process. */
+int dbtr_dicom_import_guarded(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o,
+                              unsigned seconds);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/atomic_file.h"
 #include "io/dicom_internal.h"
+#include "io/guard.h"
+#include "io/memory.h"
 #include "recon/error.h"
 
 enum { KIND_SINGLE, KIND_MULTI };
@@ -79,12 +82,22 @@ static int add_folder(input *in, const char *dir) {
   return rc;
 }
 
-static int gather(input *in, const char *const *paths, size_t n) {
+/* The files the paths name, folders expanded; a path that is neither a folder nor a regular
+ * file (a FIFO would block the read for ever) is refused by name. */
+static int list_inputs(input *in, const char *const *paths, size_t n) {
   int rc = n ? 0 : dbtr_err(DBTR_EINVAL, "no DICOM files or folders given");
   for (size_t i = 0; i < n && !rc; i++) {
     struct stat st;
-    rc = stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? add_folder(in, paths[i]) : add_path(in, NULL, paths[i]);
+    if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+      rc = add_folder(in, paths[i]);
+    else if (!(rc = dbtr_input_check(paths[i])))
+      rc = add_path(in, NULL, paths[i]);
   }
+  return rc;
+}
+
+static int gather(input *in, const char *const *paths, size_t n) {
+  int rc = list_inputs(in, paths, n);
   if (!rc && !(in->dcm = calloc(in->n, sizeof *in->dcm))) rc = dbtr_err(DBTR_ENOMEM, "out of memory");
   for (size_t i = 0; i < in->n && !rc; i++) rc = dbtr__dcm_open(&in->dcm[i], in->paths[i]);
   return rc;
@@ -102,6 +115,11 @@ static void input_free(input *in) {
 static int sop_kind(const dbtr__dcm *d, int *kind, const char **name) {
   char uid[80];
   dbtr__dcm_string(d, DBTR__TAG(0x0008, 0x0016), uid, sizeof uid);
+  /* A DICOMDIR is the index of a DICOM folder (PS3.10 7.2): its Directory Record Sequence
+   * lists the files, and it has no SOP class of its own to name. */
+  if (!*uid && dbtr__dcm_has(d, DBTR__TAG(0x0004, 0x1220)))
+    return dbtr_err(DBTR_EFORMAT, "%s: a DICOMDIR (the index of a DICOM folder), not an image: give the folder that "
+                    "holds the images, or the image files", dbtr__dcm_path(d));
   if (!*uid) return dbtr_err(DBTR_EFORMAT, "%s: (0008,0016) SOPClassUID: missing", dbtr__dcm_path(d));
   for (size_t i = 0; i < sizeof sop_classes / sizeof *sop_classes; i++)
     if (strcmp(uid, sop_classes[i].uid) == 0) {
@@ -181,9 +199,14 @@ static dbtr_dtype smallest_dtype(const double *p, size_t n) {
   return max <= 65535.0 ? DBTR_DTYPE_UINT16 : max <= 4294967295.0 ? DBTR_DTYPE_UINT32 : DBTR_DTYPE_FLOAT64;
 }
 
-static int alloc_proj(dbtr_scan *s) {
+/* The projections in double, checked with what reading a file's pixels holds beside them
+ * (GDCM's decoded buffer, at most 8 bytes a pixel, of per_file pixels) against the memory
+ * available before the first allocation: a small compressed file can declare gigabytes. */
+static int alloc_proj(dbtr_scan *s, size_t per_file) {
   size_t n;
   int rc = dbtr_geom_proj_count(&s->geom, &n);
+  if (!rc) rc = dbtr_mem_check(8.0 * ((double)n + (double)per_file), "the DICOM import (the projections in double and "
+                               "one file's decoded pixels)");
   void *p = NULL;
   if (!rc) rc = dbtr_alloc(&p, n, sizeof(double), "the projections");
   s->proj = p;
@@ -240,7 +263,7 @@ static int import_multi(dbtr_scan *s, const dbtr__dcm *d, const char *sop_name) 
   int mirrored = 0, rc = image_size(d, &frames, &rows, &cols);
   for (size_t k = 0; k < frames && !rc; k++) rc = check_linear(d, (long)k);
   if (!rc) rc = dbtr__geom_isocenter(&s->geom, d, frames, rows, cols, &mirrored);
-  if (!rc) rc = alloc_proj(s);
+  if (!rc) rc = alloc_proj(s, frames * rows * cols);
   if (!rc) rc = read_counts(d, s->proj, frames * rows * cols, cols, rows * cols);
   if (rc) return rc;
   size_t c = central_view(&s->geom);
@@ -357,7 +380,7 @@ static int import_single(dbtr_scan *s, const input *in, const char *sop_name, co
   if (!rc) rc = sort_views(f, in->n);
   for (size_t k = 0; k < in->n && !rc; k++) views[k] = f[k].view;
   if (!rc) rc = dbtr__geom_single(&s->geom, views, in->n, f[0].rows, f[0].cols, f[0].spacing, o);
-  if (!rc) rc = alloc_proj(s);
+  if (!rc) rc = alloc_proj(s, f[0].rows * f[0].cols);
   size_t per_view = f[0].rows * f[0].cols; /* checked by alloc_proj */
   for (size_t k = 0; k < in->n && !rc; k++) rc = read_counts(f[k].d, s->proj + k * per_view, per_view, f[0].cols, per_view);
   if (!rc) rc = single_notes(s, f, in->n, sop_name, o);
@@ -396,4 +419,29 @@ int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, co
   input_free(&in);
   if (rc) dbtr_scan_free(s);
   return rc;
+}
+
+/* ---- the guarded read ---- */
+
+static const dbtr__guard_lib gdcm_lib = {"libgdcm", "GDCM", "reading the DICOM file", 1};
+
+/* In the child: the file's header and whole structure, its pixel data undecoded. */
+static int check_file(void *path) {
+  dbtr__dcm *d = NULL;
+  int rc = dbtr__dcm_open(&d, path);
+  dbtr__dcm_close(&d);
+  return rc ? rc : dbtr__dcm_check(path);
+}
+
+int dbtr_dicom_import_guarded(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o,
+                              unsigned seconds) {
+  if (!s || !o) return dbtr_err(DBTR_EINVAL, "dbtr_dicom_import: no scan or options given");
+  memset(s, 0, sizeof *s);
+  input in = {NULL, NULL, 0, 0};
+  int rc = list_inputs(&in, paths, n_paths);
+  /* One child a file, so that a refusal names the file that crashed GDCM or made it loop. */
+  for (size_t i = 0; i < in.n && !rc; i++)
+    rc = dbtr__guarded_call_in(&gdcm_lib, check_file, in.paths[i], seconds, in.paths[i]);
+  input_free(&in);
+  return rc ? rc : dbtr_dicom_import(s, paths, n_paths, o);
 }

@@ -47,6 +47,8 @@ int dbtr__dcm_numbers(const dbtr__dcm *d, uint32_t tag, long frame, double *out,
 /* A string attribute at the top level, without padding, in out (cap bytes; longer values
  * are cut); "" when absent. Control characters become '?', so messages stay one line. */
 void dbtr__dcm_string(const dbtr__dcm *d, uint32_t tag, char *out, size_t cap);
+/* 1 when attribute tag is at the top level of the data set (a sequence included). */
+int dbtr__dcm_has(const dbtr__dcm *d, uint32_t tag);
 /* "view3.dcm", or "bpxi.dcm: frame 4" for frame 3 of a multi-frame object (frames are
  * counted from 1 in messages, as DICOM counts them), for messages. */
 const char *dbtr__dcm_where(const dbtr__dcm *d, long frame, char *buf, size_t cap);
@@ -54,6 +56,11 @@ const char *dbtr__dcm_where(const dbtr__dcm *d, long frame, char *buf, size_t ca
  * (n = frames x rows x cols values): the stored values, with no rescale. Reads the file
  * again, pixels and all: only the header was read before. */
 int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n);
+/* Reads the whole file (its pixel data undecoded) and checks that it holds what its header
+ * declares: not truncated, native pixel data of Rows x Columns x NumberOfFrames x
+ * SamplesPerPixel x BitsAllocated / 8 bytes, and none of those 0. dbtr__dcm_pixels checks
+ * the same before it decodes; this is the check a guarded child runs (io/dicom_import.c). */
+int dbtr__dcm_check(const char *path);
 
 /* ---- geometry (io/dicom_geom.c) ---- */
 

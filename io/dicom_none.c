@@ -7,3 +7,9 @@ int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, co
   (void)s, (void)paths, (void)n_paths, (void)o;
   return dbtr_err(DBTR_EINVAL, "this dbtr was built without DICOM import (GDCM): install libgdcm-dev and rebuild");
 }
+
+int dbtr_dicom_import_guarded(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o,
+                              unsigned seconds) {
+  (void)seconds;
+  return dbtr_dicom_import(s, paths, n_paths, o);
+}

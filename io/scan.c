@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "io/atomic_file.h"
+#include "io/memory.h"
 #include "io/scan_h5.h"
 #include "recon/error.h"
 
@@ -34,7 +35,15 @@ typedef struct {
 static herr_t reason_cb(unsigned n, const H5E_error2_t *e, void *data) {
   reason_buf *r = data;
   if (n == 0 && e->desc) {
-    snprintf(r->buf, r->cap, "%s", e->desc);
+    /* libhdf5's I/O failures carry the system's errno amid a time, a descriptor, a buffer
+     * address and byte counts, cut at its buffer's end ("bytes actually wri"): only what
+     * failed and the system's reason are kept ("file write failed: File too large"). */
+    const char *en = strstr(e->desc, "errno = "), *colon = strchr(e->desc, ':');
+    int code = 0;
+    if (en && colon && colon < en && sscanf(en, "errno = %d", &code) == 1 && code > 0)
+      snprintf(r->buf, r->cap, "%.*s: %s", (int)(colon - e->desc), e->desc, strerror(code));
+    else
+      snprintf(r->buf, r->cap, "%s", e->desc);
     for (char *p = r->buf; *p; p++)
       if (*p == '\n' || *p == '\r') *p = ' ';
   }
@@ -77,6 +86,10 @@ typedef struct {
   hid_t file;
   hid_t proj; /* /projections */
   hid_t i0;   /* /i0, or invalid when absent */
+  /* Link and dataset access lists that refuse to follow HDF5 external links (elink_refuse),
+   * given to every call that follows a path, and where such a link pointed: "" if none. */
+  hid_t lapl, dapl;
+  char *elink;
   hsize_t dims[3];
   /* 1 once the header is read, for the bulk arrays: threads may read and check them. The
    * header may be read in a forked child (io/scan_guard.c), where OpenMP must start no
@@ -84,15 +97,42 @@ typedef struct {
   int threads;
 } reader;
 
-/* H5Lexists fails when a middle component is missing, so test each prefix in turn. */
-static int link_exists(hid_t file, const char *name) {
+enum { ELINK_CAP = 600 };
+
+/* libhdf5 calls this before it follows an external link, anywhere on a path (a soft link
+ * may lead through one too), and a negative return stops it before the other file is even
+ * opened. So an external link is refused as external storage is: the data would come from a
+ * file the scan merely names (a FIFO there would block the read for ever, and io/scan_bulk.c
+ * must read a dataset's bytes through the descriptor of the file that holds them). */
+static herr_t elink_refuse(const char *parent_file, const char *parent_group, const char *child_file,
+                           const char *child_object, unsigned *flags, hid_t fapl, void *op_data) {
+  (void)parent_file;
+  (void)parent_group;
+  (void)flags;
+  (void)fapl;
+  snprintf(op_data, ELINK_CAP, "%s:%s", child_file, child_object);
+  return -1;
+}
+
+/* The refusal of a path that led through an external link, or 0 when none was met. */
+static int elink_refused(const reader *r, const char *name) {
+  if (!r->elink[0]) return 0;
+  dbtr_sanitize(r->elink); /* names from the file */
+  return dbtr_err(DBTR_EFORMAT, "%s: %s: reached through an HDF5 external link to %s; dbtr reads only data stored in "
+                  "the scan file itself (copy it in, e.g. h5copy -f ext)",
+                  r->path, name, r->elink);
+}
+
+/* H5Lexists fails when a middle component is missing, so test each prefix in turn. 0 also
+ * when a component is an external link (elink_refused then says so). */
+static int link_exists(const reader *r, const char *name) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", name);
   for (char *p = buf + 1;; p++) {
     if (*p != '/' && *p != '\0') continue;
     char saved = *p;
     *p = '\0';
-    htri_t e = H5Lexists(file, buf, H5P_DEFAULT);
+    htri_t e = H5Lexists(r->file, buf, r->lapl);
     *p = saved;
     if (e <= 0) return 0;
     if (saved == '\0') return 1;
@@ -102,9 +142,13 @@ static int link_exists(hid_t file, const char *name) {
 static int open_dataset(const reader *r, const char *name, int required, hid_t *out) {
   char why[256];
   *out = H5I_INVALID_HID;
-  if (!link_exists(r->file, name))
+  int rc;
+  if (!link_exists(r, name)) {
+    if ((rc = elink_refused(r, name))) return rc;
     return required ? dbtr_err(DBTR_EFORMAT, "%s: %s: missing dataset", r->path, name) : 0;
-  *out = H5Dopen2(r->file, name, H5P_DEFAULT);
+  }
+  *out = H5Dopen2(r->file, name, r->dapl);
+  if (*out < 0 && (rc = elink_refused(r, name))) return rc;
   if (*out < 0)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: not a readable dataset (%s)", r->path, name,
                     dbtr__h5_reason(why, sizeof why));
@@ -241,7 +285,7 @@ static int check_storage(const reader *r, hid_t d, const char *name) {
 static int read_doubles(const reader *r, hid_t d, const char *name, size_t n, double *out) {
   char why[256];
   int rc = check_storage(r, d, name);
-  if (!rc && r->threads) rc = dbtr__h5_read_bulk(r->file, d, n, out, r->path, name);
+  if (!rc && r->threads) rc = dbtr__h5_read_bulk(d, n, out, r->path, name);
   if (rc) return rc < 0 ? rc : 0;
   if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     return dbtr_err(DBTR_EFORMAT, "%s: %s: cannot read (%s)", r->path, name, dbtr__h5_reason(why, sizeof why));
@@ -496,8 +540,10 @@ static int read_geometry(reader *r, dbtr_scan *s) {
 
 /* The optional /volume group (or dataset) and its three attributes. */
 static int read_volume(reader *r, dbtr_scan *s) {
-  if (!link_exists(r->file, "/volume")) return 0;
-  hid_t v = H5Oopen(r->file, "/volume", H5P_DEFAULT);
+  if (!link_exists(r, "/volume")) return elink_refused(r, "/volume");
+  hid_t v = H5Oopen(r->file, "/volume", r->lapl);
+  int refused = v < 0 ? elink_refused(r, "/volume") : 0;
+  if (refused) return refused;
   if (v < 0) return dbtr_err(DBTR_EFORMAT, "%s: /volume: cannot open", r->path);
   long long dims[3];
   double size[3], origin[3];
@@ -550,8 +596,10 @@ static herr_t read_note(hid_t grp, const char *name, const H5A_info_t *info, voi
 /* The optional /provenance group: string attributes saying where each quantity came from.
  * Files written before it existed have none, and read as before. */
 static int read_provenance(reader *r, dbtr_scan *s) {
-  if (!link_exists(r->file, "/provenance")) return 0;
-  hid_t g = H5Oopen(r->file, "/provenance", H5P_DEFAULT);
+  if (!link_exists(r, "/provenance")) return elink_refused(r, "/provenance");
+  hid_t g = H5Oopen(r->file, "/provenance", r->lapl);
+  int refused = g < 0 ? elink_refused(r, "/provenance") : 0;
+  if (refused) return refused;
   if (g < 0) return dbtr_err(DBTR_EFORMAT, "%s: /provenance: cannot open", r->path);
   notes_ctx n = {r, s, 0};
   hsize_t idx = 0;
@@ -566,16 +614,21 @@ static int read_provenance(reader *r, dbtr_scan *s) {
 static int read_arrays(reader *r, dbtr_scan *s) {
   char what[1200];
   size_t n = (size_t)(r->dims[0] * r->dims[1] * r->dims[2]); /* checked in inspect_projections */
+  size_t m = dbtr_scan_i0_count(s);
+  /* Both arrays in double, checked together before the first: a small compressed file can
+   * declare gigabytes of projections. */
+  snprintf(what, sizeof what, "%s: /projections and /i0 (%zu and %zu values in double)", r->path, n, m);
+  int rc = dbtr_mem_check(8.0 * ((double)n + (double)m), what);
+  if (rc) return rc;
   snprintf(what, sizeof what, "%s: /projections", r->path);
   void *p;
-  int rc = dbtr_alloc(&p, n, sizeof(double), what);
+  rc = dbtr_alloc(&p, n, sizeof(double), what);
   s->proj = p;
   if (!rc) rc = read_doubles(r, r->proj, "/projections", n, s->proj);
   if (!rc)
     rc = check_values(r, "/projections", s->proj, n, 3, r->dims,
                       s->quantity == DBTR_QUANTITY_COUNTS ? NON_NEGATIVE : ANY_FINITE);
   if (rc || s->i0_shape == DBTR_I0_NONE) return rc;
-  size_t m = dbtr_scan_i0_count(s);
   snprintf(what, sizeof what, "%s: /i0", r->path);
   rc = dbtr_alloc(&p, m, sizeof(double), what);
   s->i0 = p;
@@ -626,8 +679,16 @@ int dbtr_scan_read_hooked(dbtr_scan *s, const char *path, void (*header_done)(vo
   if (!path || !*path) return dbtr_err(DBTR_EINVAL, "scan path is empty");
   /* Our message names the cause; HDF5's printed stack would only bury it. */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, {0, 0, 0}, 0};
-  int rc = read_file(&r, s, header_done, ctx);
+  char elink[ELINK_CAP] = "";
+  reader r = {path, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5Pcreate(H5P_LINK_ACCESS),
+              H5Pcreate(H5P_DATASET_ACCESS), elink, {0, 0, 0}, 0};
+  int rc = 0;
+  if (r.lapl < 0 || r.dapl < 0 || H5Pset_elink_cb(r.lapl, elink_refuse, elink) < 0 ||
+      H5Pset_elink_cb(r.dapl, elink_refuse, elink) < 0)
+    rc = dbtr_err(DBTR_EINTERNAL, "%s: libhdf5 cannot make a link access list", path);
+  if (!rc) rc = read_file(&r, s, header_done, ctx);
+  dbtr__h5_close(&r.dapl, H5Pclose);
+  dbtr__h5_close(&r.lapl, H5Pclose);
   dbtr__h5_close(&r.i0, H5Dclose);
   dbtr__h5_close(&r.proj, H5Dclose);
   dbtr__h5_close(&r.file, H5Fclose);

@@ -39,7 +39,9 @@ static stored_type stored_as(hid_t d, size_t *elem) {
   return s;
 }
 
-/* libhdf5's descriptor of the file, when its driver is the plain POSIX one; -1 otherwise. */
+/* libhdf5's descriptor of the file, when its driver is the plain POSIX one; -1 otherwise.
+ * The file must be the one that holds the dataset (H5Iget_file_id): an offset from
+ * H5Dget_offset is an offset in that file, which a link may make another than the scan's. */
 static int posix_fd(hid_t file) {
   hid_t fapl = H5Fget_access_plist(file);
   int *fd = NULL;
@@ -92,14 +94,17 @@ static int read_block(int fd, uint64_t offset, stored_type s, size_t elem, size_
   return st;
 }
 
-int dbtr__h5_read_bulk(hid_t file, hid_t d, size_t n, double *out, const char *path, const char *name) {
+int dbtr__h5_read_bulk(hid_t d, size_t n, double *out, const char *path, const char *name) {
   size_t elem = 0;
   stored_type s = stored_as(d, &elem);
   hid_t dcpl = H5Dget_create_plist(d);
   int contiguous = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
   if (dcpl >= 0) H5Pclose(dcpl);
   haddr_t offset = contiguous && s != AS_NONE ? H5Dget_offset(d) : HADDR_UNDEF;
-  int fd = offset != HADDR_UNDEF ? posix_fd(file) : -1;
+  hid_t file = offset != HADDR_UNDEF ? H5Iget_file_id(d) : H5I_INVALID_HID;
+  int fd = file >= 0 ? posix_fd(file) : -1;
+  /* The descriptor stays libhdf5's, open while the dataset is. */
+  if (file >= 0) H5Fclose(file);
   if (fd < 0) return 0;
   size_t blocks = n / BLOCK + (n % BLOCK != 0);
   int *status = NULL;

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "io/guard.h"
 #include "io/scan.h"
 #include "io/scan_h5.h"
 #include "recon/error.h"
@@ -40,6 +42,10 @@ typedef struct {
 } report;
 
 static int report_fd = -1;
+/* The library whose crashes the child reports as a damaged file (set in the child only). */
+static const dbtr__guard_lib *guarded;
+
+static const dbtr__guard_lib hdf5_lib = {"libhdf5", "libhdf5", "reading the file's header", 0};
 
 static void send_report(const report *r) {
   const char *p = (const char *)r;
@@ -69,17 +75,18 @@ static int in_library(void *addr, const char *name) {
   return addr && dladdr(addr, &dl) && dl.dli_fname && strstr(dl.dli_fname, name);
 }
 
-/* Whether the crash is libhdf5's: the faulting instruction is in libhdf5, or in the C
- * library (a memcpy) called by libhdf5 — the first frame of the interrupted stack outside
- * the C library decides. A return address points after its call, hence the - 1. */
-static int crashed_in_libhdf5(void *uc) {
+/* Whether the crash is the guarded library's: the faulting instruction is in it, or in the
+ * C library (a memcpy; abort() after a failed assert) called by it: the first frame of the
+ * interrupted stack outside the C library decides. A return address points after its call,
+ * hence the - 1. */
+static int crashed_in_guarded(void *uc) {
   void *pc = fault_pc(uc), *frames[64];
-  if (in_library(pc, "libhdf5")) return 1;
+  if (in_library(pc, guarded->match)) return 1;
   if (!in_library(pc, "libc.so")) return 0;
   int n = backtrace(frames, 64), i = 0;
   while (i < n && frames[i] != pc) i++;
   for (i++; i < n; i++)
-    if (!in_library(frames[i], "libc.so")) return in_library((char *)frames[i] - 1, "libhdf5");
+    if (!in_library(frames[i], "libc.so")) return in_library((char *)frames[i] - 1, guarded->match);
   return 0;
 }
 
@@ -88,12 +95,12 @@ static int crashed_in_libhdf5(void *uc) {
  * ends the child. */
 static void on_crash(int sig, siginfo_t *info, void *uc) {
   (void)info;
-  if (crashed_in_libhdf5(uc)) {
+  if (crashed_in_guarded(uc)) {
     report r = {.code = LIBHDF5_CRASH, .sig = sig};
     send_report(&r);
     _exit(0);
   }
-  signal(sig, SIG_DFL); /* not libhdf5's: die of the signal, for the parent to pass on */
+  signal(sig, SIG_DFL); /* not the library's: die of the signal, for the parent to pass on */
   raise(sig);
 }
 
@@ -159,6 +166,11 @@ static int await_report(int fd, pid_t pid, unsigned seconds, report *r, int *sta
 }
 
 int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const char *path) {
+  return dbtr__guarded_call_in(&hdf5_lib, fn, ctx, seconds, path);
+}
+
+int dbtr__guarded_call_in(const dbtr__guard_lib *lib, int (*fn)(void *ctx), void *ctx, unsigned seconds,
+                          const char *path) {
   int fds[2];
   if (pipe(fds) != 0) return dbtr_err(DBTR_EIO, "%s: cannot make a pipe for the header check: %s", path, strerror(errno));
   fflush(NULL); /* nothing buffered is written twice by the child */
@@ -171,6 +183,9 @@ int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const 
   if (pid == 0) {
     close(fds[0]);
     report_fd = fds[1];
+    guarded = lib;
+    int null_fd = lib->quiet ? open("/dev/null", O_WRONLY) : -1;
+    if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
     child(fn, ctx);
   }
   close(fds[1]);
@@ -178,11 +193,11 @@ int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const 
   int status = 0, got = await_report(fds[0], pid, seconds, &r, &status);
   close(fds[0]);
   if (got == 0)
-    return dbtr_err(DBTR_EFORMAT, "%s: reading the file's header did not finish in %u s; libhdf5 loops on some "
-                    "damaged files (docs/errors.md)", path, seconds);
+    return dbtr_err(DBTR_EFORMAT, "%s: %s did not finish in %u s; %s loops on some damaged files (docs/errors.md)",
+                    path, lib->reading, seconds, lib->name);
   if (got < 0 && WIFSIGNALED(status)) {
-    /* A crash outside libhdf5: a bug of dbtr's, which must not pass for a damaged file. */
-    fprintf(stderr, "dbtr: %s: reading the header crashed outside libhdf5 (%s): a bug in dbtr\n", path,
+    /* A crash outside the library: a bug of dbtr's, which must not pass for a damaged file. */
+    fprintf(stderr, "dbtr: %s: %s crashed outside %s (%s): a bug in dbtr\n", path, lib->reading, lib->name,
             signal_name(WTERMSIG(status)));
     signal(WTERMSIG(status), SIG_DFL);
     raise(WTERMSIG(status));
@@ -191,8 +206,8 @@ int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const 
     return dbtr_err(DBTR_EINTERNAL, "%s: the header check ended without a report (exit status %d)", path,
                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   if (r.code == LIBHDF5_CRASH)
-    return dbtr_err(DBTR_EFORMAT, "%s: reading the file crashed libhdf5 (%s); the file is damaged in a way libhdf5 "
-                    "does not detect (docs/errors.md)", path, signal_name(r.sig));
+    return dbtr_err(DBTR_EFORMAT, "%s: reading the file crashed %s (%s); the file is damaged in a way %s does not "
+                    "detect (docs/errors.md)", path, lib->name, signal_name(r.sig), lib->name);
   r.msg[sizeof r.msg - 1] = 0;
   return r.code ? dbtr_err(r.code, "%s", r.msg) : 0;
 }

@@ -22,13 +22,13 @@ const char *dbtr__h5_reason(char *buf, size_t cap);
 /* Closes *id with fn when it is valid, and marks it invalid. */
 void dbtr__h5_close(hid_t *id, herr_t (*fn)(hid_t));
 
-/* io/scan_bulk.c: dataset d of file, n values, into out as doubles with pread(2) in
- * parallel, when it is stored contiguously as float32, float64, uint16 or uint32 in this
- * machine's byte order: 1 when read, 0 when not such a dataset (nothing read: H5Dread it),
+/* io/scan_bulk.c: dataset d, n values, into out as doubles with pread(2) in parallel on
+ * the descriptor of the file that holds d, when it is stored contiguously as float32,
+ * float64, uint16 or uint32 in this machine's byte order: 1 when read, 0 when not such a dataset (nothing read: H5Dread it),
  * or a negative DBTR_E* code with a message naming path and name. The caller has checked
  * that the file stores all n values (io/scan.c, check_storage), and is no forked child of a
  * process that used OpenMP. */
-int dbtr__h5_read_bulk(hid_t file, hid_t d, size_t n, double *out, const char *path, const char *name);
+int dbtr__h5_read_bulk(hid_t d, size_t n, double *out, const char *path, const char *name);
 
 /* io/scan_guard.c's mechanism, for its tests: runs fn(ctx) in a forked child with seconds to
  * finish and returns its code and message; fn may end the child early with success by

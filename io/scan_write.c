@@ -235,13 +235,20 @@ int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_
   if (rc) return rc;
   /* The root group's times are set through the file creation list. */
   writer w = {path, H5I_INVALID_HID, H5Pcreate(H5P_DATASET_CREATE), H5Pcreate(H5P_GROUP_CREATE)};
-  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  if (w.dcpl < 0 || w.gcpl < 0 || fcpl < 0 || H5Pset_obj_track_times(w.dcpl, 0) < 0 ||
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (w.dcpl < 0 || w.gcpl < 0 || fcpl < 0 || fapl < 0 || H5Pset_obj_track_times(w.dcpl, 0) < 0 ||
       H5Pset_obj_track_times(w.gcpl, 0) < 0 || H5Pset_obj_track_times(fcpl, 0) < 0)
     rc = write_fail(&w, "creation properties");
-  if (!rc && (w.file = H5Fcreate(af.tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT)) < 0) rc = write_fail(&w, "file");
+#if H5_VERSION_GE(1, 10, 7)
+  /* The temporary is this process's alone, and locked by io/atomic_file.c for its life;
+   * libhdf5's own flock would add nothing, and on NFS, where flock is a byte-range lock,
+   * it would collide with that lock. */
+  if (!rc && H5Pset_file_locking(fapl, 0, 1) < 0) rc = write_fail(&w, "creation properties");
+#endif
+  if (!rc && (w.file = H5Fcreate(af.tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0) rc = write_fail(&w, "file");
   if (!rc) rc = write_contents(&w, s, o);
   if (w.file >= 0 && H5Fclose(w.file) < 0 && !rc) rc = write_fail(&w, "file");
+  dbtr__h5_close(&fapl, H5Pclose);
   dbtr__h5_close(&fcpl, H5Pclose);
   dbtr__h5_close(&w.gcpl, H5Pclose);
   dbtr__h5_close(&w.dcpl, H5Pclose);

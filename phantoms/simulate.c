@@ -1,6 +1,8 @@
 /* phantoms/simulate.c: phantom -> exact line integrals -> Poisson counts -> scan. */
 #include "phantoms/simulate.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +98,34 @@ int dbtr_simulate_store(dbtr_scan *scan, double **line, size_t n, double i0, uin
   rc = dbtr_poisson_counts(*line, i0s, n, seed, scan->proj);
   free(i0s);
   return rc;
+}
+
+/* The largest |value| of the volume and where it is, for the refusal below. */
+static size_t largest_voxel(const float *vol, size_t n) {
+  size_t at = 0;
+  for (size_t i = 1; i < n; i++)
+    if (fabsf(vol[i]) > fabsf(vol[at])) at = i;
+  return at;
+}
+
+int dbtr_simulate_check_range(const char *what, const dbtr_grid *grid, const float *vol, const dbtr_geom *g,
+                              const double *line, double i0, double limit, const char *type) {
+  size_t n = g->n_views * g->n_rows * g->n_cols, i = 0;
+  /* A count i0 exp(-l) is at most limit where -l <= log(limit / i0); a large l only makes
+   * it 0. A line integral is stored as it is. */
+  const double lowest = i0 > 0.0 ? log(i0) - log(limit) : -limit, highest = i0 > 0.0 ? HUGE_VAL : limit;
+  while (i < n && line[i] >= lowest && line[i] <= highest) i++;
+  if (i == n) return 0;
+  size_t pix = g->n_rows * g->n_cols, v = largest_voxel(vol, grid->nx * grid->ny * grid->nz);
+  size_t nxy = grid->nx * grid->ny;
+  char value[160];
+  if (i0 > 0.0)
+    snprintf(value, sizeof value, "gives counts i0 exp(-l) = %g x exp(%g), beyond", i0, -line[i]);
+  else
+    snprintf(value, sizeof value, "is %g, beyond", line[i]);
+  return dbtr_err(DBTR_EFORMAT,
+                  "%s: the line integral of view %zu, row %zu, column %zu %s what %s holds (%g); the volume's largest "
+                  "value is %g at voxel (%zu, %zu, %zu), where attenuation coefficients in 1/mm are below about 10",
+                  what, i / pix, i % pix / g->n_cols, i % g->n_cols, value, type, limit, (double)vol[v], v % grid->nx,
+                  v % nxy / grid->nx, v / nxy);
 }

@@ -41,5 +41,12 @@ int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth);
  * (which becomes NULL). Sets scan->quantity and, for counts, scan->i0. Used by
  * dbtr_simulate and by `dbtr project`. Returns 0 or a DBTR_E* code. */
 int dbtr_simulate_store(dbtr_scan *scan, double **line, size_t n, double i0, uint64_t seed);
+/* Before a scan is stored from the line integrals of a user's volume (`dbtr project`): each
+ * stored value, the line integral or (i0 > 0) its count i0 exp(-l), must be at most limit,
+ * the largest value of the stored type named type ("float32"). Otherwise DBTR_EFORMAT
+ * naming what (the volume), the first such line integral (view, row, column) and the
+ * volume's largest value with its voxel (x, y, z), instead of a scan of infinities. */
+int dbtr_simulate_check_range(const char *what, const dbtr_grid *grid, const float *vol, const dbtr_geom *g,
+                              const double *line, double i0, double limit, const char *type);
 
 #endif

@@ -89,3 +89,11 @@ int dbtr_system_geometry(const dbtr_system *sys, dbtr_geom *g) {
   }
   return 0;
 }
+
+void dbtr_system_place_grid(const dbtr_geom *g, const dbtr_grid *grid, double origin[3]) {
+  double edge[3];
+  dbtr_geom_pixel_center(g, 0, -0.5, 0.5 * ((double)g->n_cols - 1.0), edge);
+  origin[0] = edge[0] - 0.5 * ((double)grid->nx - 1.0) * grid->dx;
+  origin[1] = edge[1] + 0.5 * grid->dy;
+  origin[2] = edge[2] + 0.5 * grid->dz;
+}

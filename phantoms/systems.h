@@ -28,5 +28,10 @@ const dbtr_system *dbtr_system_find(const char *name);
 const dbtr_system *const *dbtr_system_list(void);
 /* Builds the per-view geometry of a preset into an uninitialised g. */
 int dbtr_system_geometry(const dbtr_system *sys, dbtr_geom *g);
+/* The origin that places grid as the presets place theirs, for the geometry g: centred
+ * along the chest wall on view 0's detector centre, its first row of voxels against the
+ * chest-wall edge (view 0's pixel row -1/2), its first slice on the detector. For a
+ * preset's own geometry that is the preset grid's origin. */
+void dbtr_system_place_grid(const dbtr_geom *g, const dbtr_grid *grid, double origin[3]);
 
 #endif

@@ -200,16 +200,23 @@ static int feet_separable(const dbtr_geom *g, const dbtr_grid *grid) {
 
 double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid) {
   double n_proj = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
-  double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz, vz = (double)g->n_views * (double)grid->nz;
+  double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
+  /* Beside the projector's tables: y, i0, the projection and the two pixel terms per pixel,
+   * and the volume. */
+  return (double)dbtr_precision_size(p) * (5.0 * n_proj + n_vox) + dbtr_cpu_projector_bytes(p, g, grid, 1);
+}
+
+double dbtr_cpu_projector_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid, int grid_known) {
+  double n_proj = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
+  double vz = (double)g->n_views * (double)grid->nz;
   int f = p == DBTR_PREC_FLOAT, d = p == DBTR_PREC_DOUBLE;
   double cross = (double)(f ? sizeof(dbtr_cross_f) : d ? sizeof(dbtr_cross_d) : sizeof(dbtr_cross_dd));
   double slots =
       (double)(sizeof(dbtr_slots) + (f ? sizeof(dbtr_slotw_f) : d ? sizeof(dbtr_slotw_d) : sizeof(dbtr_slotw_dd)));
   double sep = vz * (((double)g->n_rows + (double)g->n_cols) * cross + ((double)grid->nx + (double)grid->ny) * slots);
-  /* Per pixel: the length, y, i0, the projection and the two pixel terms; and a ray record of 4
-   * (in double for float), of every pixel where the views are not separable, else of one
-   * view's at a time through the set-up. */
+  /* Per pixel: the path length; and a ray record of 4 (in double for float), of every pixel
+   * where the views are not separable, else of one view's at a time through the set-up. */
   double record = 4.0 * (double)dbtr_precision_size(f ? DBTR_PREC_DOUBLE : p);
-  double records = feet_separable(g, grid) ? (double)g->n_rows * (double)g->n_cols : n_proj;
-  return (double)dbtr_precision_size(p) * (6.0 * n_proj + n_vox) + record * records + sep;
+  double records = grid_known && feet_separable(g, grid) ? (double)g->n_rows * (double)g->n_cols : n_proj;
+  return (double)dbtr_precision_size(p) * n_proj + record * records + sep;
 }

@@ -20,6 +20,11 @@
  * volume, and the separable tables (recon/cpu_impl.h, backend_create and sep_init); the
  * footprints and per-row sums are small beside them. For the up-front memory check. */
 double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid);
+/* Of those, the bytes of a CPU projector alone (dbtr_cpu_projector_create): the ray records,
+ * path lengths and separable tables, at most. Whether the records are made one view at a
+ * time depends on the grid's voxel size and origin; where they are not known yet
+ * (grid_known 0: only the dims are), every view's records are counted. */
+double dbtr_cpu_projector_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid, int grid_known);
 
 /* Threads the CPU code will use for a request (0 = all). */
 int dbtr_cpu_threads(int requested);

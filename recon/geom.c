@@ -129,6 +129,40 @@ int dbtr_geom_check(const dbtr_geom *g, const char *what) {
   return 0;
 }
 
+/* The voxel sizes against the geometry's extent L: the largest distance from the grid's
+ * origin to a source or a detector corner, in mm. The projectors work in index coordinates,
+ * (x - origin) / d, so every position they compute is at most L / d voxels from the origin,
+ * and they need it within 2^22 (floor_int's exact range, recon/proj_impl.h), as the grid's
+ * own sides are. That bound also keeps a float path's ray records and path lengths (about d)
+ * normal floats, and the attenuation values (about a line integral over the slab, so at
+ * most some 30 / (nz dz)) far from float's overflow; a voxel of 1e-300 mm made every voxel
+ * NaN. The other side, d at most 2^22 L, keeps the grid's extent and the footprints'
+ * products of mm lengths with d (recon/rays.c) finite. Both are far from any real grid: a
+ * geometry 700 mm across allows voxels from 0.17 um up. */
+static int check_voxel_scale(const dbtr_grid *grid, const dbtr_geom *g, const char *what) {
+  const double side = (double)DBTR_MAX_SIDE;
+  double L = 0.0;
+  double rows[2] = {-0.5, (double)g->n_rows - 0.5}, cols[2] = {-0.5, (double)g->n_cols - 0.5};
+  for (size_t k = 0; k < g->n_views; k++) {
+    double p[5][3];
+    memcpy(p[4], g->source + 3 * k, sizeof p[4]);
+    for (int a = 0; a < 4; a++) dbtr_geom_pixel_center(g, k, rows[a / 2], cols[a % 2], p[a]);
+    for (int a = 0; a < 5; a++) {
+      /* hypot: no overflow for distances past 1e154. */
+      L = fmax(L, hypot(hypot(p[a][0] - grid->origin[0], p[a][1] - grid->origin[1]), p[a][2] - grid->origin[2]));
+    }
+  }
+  const double d[3] = {grid->dx, grid->dy, grid->dz};
+  for (int i = 0; i < 3; i++)
+    if (!(L / d[i] <= side && d[i] <= side * L))
+      return dbtr_err(DBTR_EGEOM,
+                      "%s: voxel size %g x %g x %g mm: the geometry reaches %g mm from the grid's origin, %g voxels "
+                      "along %c; dbtr computes positions in voxels up to 2^22, so each voxel size must be from %g "
+                      "to %g mm",
+                      what, grid->dx, grid->dy, grid->dz, L, L / d[i], "xyz"[i], L / side, L * side);
+  return 0;
+}
+
 int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what) {
   size_t n;
   if (grid->nx == 0 || grid->ny == 0 || grid->nz == 0)
@@ -146,16 +180,18 @@ int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what)
                       grid->dx, grid->dy, grid->dz);
   if (!finite3(grid->origin)) return dbtr_err(DBTR_EINVAL, "%s: volume origin is not finite", what);
   if (!g) return 0;
+  /* Printed with %g: 1e300 in 6 characters, not 300 digits, and a bottom 1 nm below the
+   * detector as -1e-06, not as -0.00. */
   double ztop = grid->origin[2] + grid->dz * ((double)grid->nz - 0.5);
   double zbot = grid->origin[2] - 0.5 * grid->dz;
   int seen = 0;
   for (size_t k = 0; k < g->n_views; k++) {
     double sz = g->source[3 * k + 2], dz0 = g->detector_center[3 * k + 2];
     if (!(ztop < sz))
-      return dbtr_err(DBTR_EGEOM, "%s: the volume top (z = %.2f mm) is not below the source of view %zu (z = %.2f mm)",
+      return dbtr_err(DBTR_EGEOM, "%s: the volume top (z = %g mm) is not below the source of view %zu (z = %g mm)",
                       what, ztop, k, sz);
     if (!(zbot > dz0 - 1e-9 || dz0 > sz))
-      return dbtr_err(DBTR_EGEOM, "%s: the volume bottom (z = %.2f mm) lies below the detector of view %zu (z = %.2f mm)",
+      return dbtr_err(DBTR_EGEOM, "%s: the volume bottom (z = %g mm) lies below the detector of view %zu (z = %g mm)",
                       what, zbot, k, dz0);
     /* Field of view: does the ray to the detector centre cross the grid's mid slice
      * inside the grid's xy extent, or any corner ray? Checking the detector's 4 corners
@@ -182,5 +218,7 @@ int dbtr_grid_check(const dbtr_grid *grid, const dbtr_geom *g, const char *what)
   }
   if (!seen)
     return dbtr_err(DBTR_EGEOM, "%s: the volume grid lies outside the field of view of every view", what);
-  return 0;
+  /* After the placement, whose refusals say more about a misplaced grid (an origin 1e300 mm
+   * away) than the scale would. */
+  return check_voxel_scale(grid, g, what);
 }

@@ -1,4 +1,5 @@
-# tests/fuzz.cmake: fuzzing the scan and TIFF readers (tests/fuzz/, .ci/fuzz.sh).
+# tests/fuzz.cmake: fuzzing the scan and TIFF readers and the DICOM import (tests/fuzz/,
+# .ci/fuzz.sh).
 #
 # Always: the two harnesses built as plain programs (fuzz_scan_replay, fuzz_tiff_replay)
 # and CTest entries, label cpu, that replay the seed corpora (every seed must be accepted)
@@ -12,7 +13,7 @@
 # with -fsanitize=fuzzer-no-link (coverage feedback), so that no other target of the build
 # changes. Sanitizers come from DBTR_SANITIZE, as for the rest of the build; .ci/fuzz.sh
 # configures address,undefined.
-option(DBTR_FUZZ "Build the libFuzzer harnesses fuzz_scan and fuzz_tiff (needs clang)" OFF)
+option(DBTR_FUZZ "Build the libFuzzer harnesses fuzz_scan, fuzz_tiff and fuzz_dicom (needs clang)" OFF)
 
 set(dbtr_fuzz_dir ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 # In a sanitizer build, as in .ci/fuzz.sh: leaks inside HDF5 on damaged files are excused
@@ -37,6 +38,23 @@ foreach(h scan tiff)
     set_tests_properties(fuzz_${h}.regress.${name} PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT "${dbtr_fuzz_env}")
   endforeach()
 endforeach()
+
+# The DICOM import (tests/fuzz/fuzz_dicom.c) where dbtr has GDCM: the same replays of its
+# seeds and regression inputs (tests/fuzz/corpus_dicom, regress_dicom).
+if(DBTR_HAVE_DICOM)
+  add_executable(fuzz_dicom_replay ${dbtr_fuzz_dir}/fuzz_dicom.c ${dbtr_fuzz_dir}/fuzz_replay.c)
+  target_link_libraries(fuzz_dicom_replay PRIVATE dbtr_dicom dbtr_core m)
+  set_target_properties(fuzz_dicom_replay PROPERTIES LINKER_LANGUAGE CXX)
+  file(GLOB seeds CONFIGURE_DEPENDS ${dbtr_fuzz_dir}/corpus_dicom/*)
+  add_test(NAME fuzz_dicom.seeds COMMAND fuzz_dicom_replay --expect-ok ${seeds})
+  set_tests_properties(fuzz_dicom.seeds PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT "${dbtr_fuzz_env}")
+  file(GLOB regress CONFIGURE_DEPENDS ${dbtr_fuzz_dir}/regress_dicom/*)
+  foreach(f IN LISTS regress)
+    get_filename_component(name ${f} NAME)
+    add_test(NAME fuzz_dicom.regress.${name} COMMAND fuzz_dicom_replay --expect-error ${f})
+    set_tests_properties(fuzz_dicom.regress.${name} PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT "${dbtr_fuzz_env}")
+  endforeach()
+endif()
 
 # How .ci/fuzz.sh tells a finding in dbtr from one inside libhdf5: checked on reports
 # whose file name gives the answer (tests/fuzz/logs/).
@@ -68,4 +86,21 @@ if(DBTR_FUZZ)
     target_link_options(fuzz_${h} PRIVATE -fsanitize=fuzzer)
     target_link_libraries(fuzz_${h} PRIVATE dbtr_fuzz_io m)
   endforeach()
+  # The DICOM import: its three sources (C, and the C++ shim over GDCM) instrumented too;
+  # GDCM itself is the system's, read in a guarded child (io/guard.h). Needs CXX=clang++.
+  if(DBTR_HAVE_DICOM)
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+      message(FATAL_ERROR "DBTR_FUZZ=ON with DICOM needs clang++ too: configure with CXX=clang++")
+    endif()
+    add_library(dbtr_fuzz_dicom STATIC ${CMAKE_SOURCE_DIR}/io/dicom_import.c ${CMAKE_SOURCE_DIR}/io/dicom_geom.c
+                                       ${CMAKE_SOURCE_DIR}/io/dicom.cc)
+    target_include_directories(dbtr_fuzz_dicom SYSTEM PRIVATE ${DBTR_GDCM_INCLUDE_DIR})
+    target_compile_options(dbtr_fuzz_dicom PRIVATE -fsanitize=fuzzer-no-link)
+    target_link_libraries(dbtr_fuzz_dicom PUBLIC dbtr_fuzz_io ${DBTR_GDCM_LIBRARIES})
+    add_executable(fuzz_dicom ${dbtr_fuzz_dir}/fuzz_dicom.c)
+    target_compile_options(fuzz_dicom PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_dicom PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(fuzz_dicom PRIVATE dbtr_fuzz_dicom m)
+    set_target_properties(fuzz_dicom PROPERTIES LINKER_LANGUAGE CXX)
+  endif()
 endif()

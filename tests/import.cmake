@@ -7,7 +7,8 @@ if(NOT DBTR_HAVE_DICOM)
   return()
 endif()
 set(dbtr_import_cases multiframe multiframe_mirrored singleframe_shuffled singleframe_rotating recon missing_tag
-    multiframe_missing_tag inconsistent_spacing not_dicom mixed_series existing_output)
+    multiframe_missing_tag inconsistent_spacing not_dicom mixed_series existing_output truncated_multiframe
+    truncated_in_folder short_pixel_data truncated_header fifo zero_rows dicomdir)
 foreach(c IN LISTS dbtr_import_cases)
   add_test(NAME import.${c} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/import.sh $<TARGET_FILE:dbtr> ${c})
   set_tests_properties(import.${c} PROPERTIES LABELS cpu TIMEOUT 120)

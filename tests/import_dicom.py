@@ -322,7 +322,95 @@ def case_existing_output(dbtr, work):
     run([dbtr, "import", folder, "-o", out, "--system", "ge", "--i0", str(I0), "--force", "--quiet"])
 
 
+def truncate(path, keep):
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[:keep])
+
+
+# Issue 23, item 2: damaged files were imported as good (zeros in place of the missing
+# pixels), or crashed dbtr, or blocked it. Each is now refused in one line naming the file.
+def case_truncated_multiframe(dbtr, work):
+    """A multi-frame object cut half way through its pixel data (27648 of 55296 bytes)."""
+    path = os.path.join(work, "bpxi.dcm")
+    c = counts(9)
+    write_multiframe(path, c)
+    truncate(path, os.path.getsize(path) - c.nbytes // 2)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: the file has")
+
+
+def case_truncated_in_folder(dbtr, work):
+    """One truncated file among single frames: 1000 of its 6144 pixel bytes are gone."""
+    folder = os.path.join(work, "views")
+    path = sorted(write_single_frames(folder, counts(10)))[3]
+    truncate(path, os.path.getsize(path) - 1000)
+    expect_refusal(dbtr, work, [folder], os.path.basename(path) + ": the file has")
+
+
+def case_short_pixel_data(dbtr, work):
+    """Pixel data a whole element, but 1536 pixels (3072 bytes) shorter than Rows x Columns x
+    NumberOfFrames say."""
+    path = os.path.join(work, "bpxi.dcm")
+    write_multiframe(path, counts(11))
+    ds = pydicom.dcmread(path)
+    ds.PixelData = ds.PixelData[:-3072]
+    ds.save_as(path, write_like_original=False)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: (7FE0,0010) PixelData: 52224 bytes; Rows x Columns x NumberOfFrames")
+
+
+def case_truncated_header(dbtr, work):
+    """Cut inside its meta header: GDCM asserts and aborts (SIGABRT); the guarded child's
+    crash is the refusal, and the assert's own line does not reach the user."""
+    path = os.path.join(work, "bpxi.dcm")
+    write_multiframe(path, counts(12))
+    truncate(path, 300)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: reading the file crashed GDCM (SIGABRT)")
+
+
+def case_fifo(dbtr, work):
+    """A FIFO would block the read for ever."""
+    path = os.path.join(work, "views.dcm")
+    os.mkfifo(path)
+    expect_refusal(dbtr, work, [path], "views.dcm: is a FIFO; dbtr reads only regular files")
+
+
+def case_zero_rows(dbtr, work):
+    """Rows 0: said what is wrong, not only listed."""
+    path = os.path.join(work, "bpxi.dcm")
+    write_multiframe(path, counts(13))
+    ds = pydicom.dcmread(path)
+    ds.Rows = 0
+    ds.save_as(path, write_like_original=False)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: (0028,0010) Rows: 0; an image has at least one row")
+
+
+def case_dicomdir(dbtr, work):
+    """A DICOMDIR, the index of a folder, given as if it were an image: said so, not
+    "(0008,0016) SOPClassUID: missing"."""
+    path = os.path.join(work, "DICOMDIR")
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = "1.2.840.10008.1.3.10"  # Media Storage Directory Storage
+    meta.MediaStorageSOPInstanceUID = generate_uid()
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = Dataset()
+    ds.file_meta = meta
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.FileSetID = "SCANS"
+    ds.OffsetOfTheFirstDirectoryRecordOfTheRootDirectoryEntity = 0
+    ds.OffsetOfTheLastDirectoryRecordOfTheRootDirectoryEntity = 0
+    ds.FileSetConsistencyFlag = 0
+    ds.DirectoryRecordSequence = []
+    ds.save_as(path, write_like_original=False)
+    expect_refusal(dbtr, work, [path], "DICOMDIR: a DICOMDIR (the index of a DICOM folder), not an image")
+
+
 CASES = {
+    "dicomdir": case_dicomdir,
+    "truncated_multiframe": case_truncated_multiframe,
+    "truncated_in_folder": case_truncated_in_folder,
+    "short_pixel_data": case_short_pixel_data,
+    "truncated_header": case_truncated_header,
+    "fifo": case_fifo,
+    "zero_rows": case_zero_rows,
     "multiframe": case_multiframe,
     "multiframe_mirrored": lambda dbtr, work: case_multiframe(dbtr, work, mirrored=True),
     "singleframe_shuffled": case_singleframe_shuffled,

@@ -62,7 +62,7 @@ expect 2 "inf.tif: voxel (1, 3, 2) is inf" infscan.h5 inf.tif --system tiny
 # machine: the tiny truth is 128 x 80 x 24 floats, 983040 bytes.
 rc=0
 DBTR_MEMORY_LIMIT=500000 "$dbtr" project truth.tif --system tiny -o big.h5 2>err.txt || rc=$?
-[ "$rc" -eq 4 ] && grep -q "truth.tif: 128 x 80 x 24 voxels needs" err.txt || fail "memory limit: exit $rc ($(cat err.txt))"
+[ "$rc" -eq 4 ] && grep -q "truth.tif: projecting its 128 x 80 x 24 voxels (float and double) into 9 views of 128 x 80 needs" err.txt || fail "memory limit: exit $rc ($(cat err.txt))"
 [ ! -e big.h5 ] || fail "memory limit: big.h5 was written"
 # An existing output is kept, not overwritten, without --force.
 cp li.h5 kept.h5

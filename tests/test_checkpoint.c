@@ -148,6 +148,23 @@ DBTR_TEST(truncated_and_oversized_refused) {
   tmp_remove(dir);
 }
 
+/* Issue 23, poor messages: a checkpoint cut inside its header (here after 40 bytes: its
+ * magic, version and a few fields) was "not a dbtr checkpoint"; its magic says it is one,
+ * truncated. */
+DBTR_TEST(truncated_header_named_truncated) {
+  char dir[64], p[256];
+  dbtr_checkpoint_info in = small_info(), out;
+  float v[NV];
+  small_volume(v);
+  REQUIRE_OK(write_small(dir, p, &in, v));
+  REQUIRE(truncate(p, 40) == 0);
+  void *back = NULL;
+  CHECK_EQ_INT(dbtr_checkpoint_read(p, &out, &back), DBTR_EFORMAT);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "truncated checkpoint: 40 bytes");
+  CHECK(back == NULL);
+  tmp_remove(dir);
+}
+
 /* Control bytes in the file's strings (a terminal escape, a newline) come back as '?'. */
 DBTR_TEST(control_bytes_sanitised) {
   char dir[64], p[256];
@@ -253,4 +270,4 @@ DBTR_TEST(arithmetic_identity) {
 DBTR_TEST_MAIN(round_trip, sign_flip_refused, exponent_flip_refused, mantissa_flip_refused, checksum_flip_refused,
                nan_voxel_refused, inf_voxel_refused, negative_voxel_refused, truncated_and_oversized_refused,
                control_bytes_sanitised, identity_mismatches_named, scan_fingerprint, arithmetic_identity,
-               dd_round_trip_and_bad_values)
+               dd_round_trip_and_bad_values, truncated_header_named_truncated)

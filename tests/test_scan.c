@@ -368,6 +368,65 @@ DBTR_TEST(refuse_volume_attrs) {
   tmp_remove(dir);
 }
 
+/* Issue 23, item 3. A /volume voxel size of 1e-300 mm (or 1e300) passes every test of
+ * "positive and finite", but the geometry, 660 mm high, would then span 6.6e302 voxels and
+ * the reconstruction was all NaN. Refused, naming the file, the axis and the sizes allowed;
+ * 0.5 x 0.5 x 1 mm, an ordinary grid, is read. */
+DBTR_TEST(refuse_voxel_beyond_index_range) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.h5");
+  static const double tiny_z[3] = {1, 1, 1e-300}, huge_x[3] = {1e300, 1, 2}, fine[3] = {0.5, 0.5, 1};
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, tiny_z) == 0);
+  EXPECT_REFUSED(path, "along z; dbtr computes positions in voxels up to 2^22");
+  CHECK_EQ_INT(dbtr_exit_code(DBTR_EGEOM), 2);
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, huge_x) == 0);
+  EXPECT_REFUSED(path, "along x");
+  REQUIRE(set_vec_attr(path, "/volume", "voxel_size", H5T_IEEE_F64LE, 3, fine) == 0);
+  dbtr_scan s;
+  CHECK_OK(dbtr_scan_read(&s, path));
+  dbtr_scan_free(&s);
+  tmp_remove(dir);
+}
+
+/* Issue 23, item 7, for every command that reads a scan (info, recon, project --geometry):
+ * the projections and i0 in double are checked against the memory available before the
+ * first is allocated. The test scan holds 60 projections and one i0, 488 bytes in double;
+ * a limit of 400 bytes refuses it (exit 4), naming the file; 1000 bytes read it. */
+DBTR_TEST(refuse_arrays_beyond_memory) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(setenv("DBTR_MEMORY_LIMIT", "400", 1) == 0);
+  EXPECT_REFUSED(path, "/projections and /i0 (60 and 1 values in double) needs");
+  CHECK_EQ_INT(dbtr_exit_code(DBTR_ENOMEM), 4);
+  REQUIRE(setenv("DBTR_MEMORY_LIMIT", "1000", 1) == 0);
+  dbtr_scan s;
+  CHECK_OK(dbtr_scan_read(&s, path));
+  dbtr_scan_free(&s);
+  unsetenv("DBTR_MEMORY_LIMIT");
+  tmp_remove(dir);
+}
+
+/* Issue 23, poor messages: the grid's heights were printed with %.2f, so 1e300 took 300
+ * digits and a bottom 1 nm below the detector read "z = -0.00 mm lies below z = 0.00 mm". */
+DBTR_TEST(grid_heights_printed_readably) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.h5");
+  /* dz 2 mm, so the bottom is origin z - 1 mm: 1 nm below the detector at z = 0. */
+  static const double nm_below[3] = {-2.0, -1.5, 1.0 - 1e-6}, far_below[3] = {-2.0, -1.5, -1e300};
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(set_vec_attr(path, "/volume", "origin", H5T_IEEE_F64LE, 3, nm_below) == 0);
+  EXPECT_REFUSED(path, "the volume bottom (z = -1e-06 mm) lies below the detector of view 0 (z = 0 mm)");
+  REQUIRE(set_vec_attr(path, "/volume", "origin", H5T_IEEE_F64LE, 3, far_below) == 0);
+  EXPECT_REFUSED(path, "the volume bottom (z = -1e+300 mm)");
+  CHECK_LT(strlen(dbtr_errmsg()), 300); /* the whole line, path included */
+  tmp_remove(dir);
+}
+
 /* dbtr_geom_check's 45 deg limit, reached through the reader and named by it. */
 DBTR_TEST(refuse_steep_geometry) {
   char dir[64], path[256];
@@ -441,8 +500,54 @@ DBTR_TEST(docs_example) {
   tmp_remove(dir);
 }
 
+/* Replaces link name in the scan at path with an HDF5 external link to obj in file. */
+static int make_elink(const char *path, const char *name, const char *file, const char *obj) {
+  hid_t f = open_rw(path);
+  herr_t st = f >= 0 ? H5Ldelete(f, name, H5P_DEFAULT) : -1;
+  if (st >= 0) st = H5Lcreate_external(file, obj, f, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (f >= 0 && H5Fclose(f) < 0) st = -1;
+  return st < 0 ? -1 : 0;
+}
+
+/* Issue 23, item 1. /projections as an external link into another valid scan: the data is
+ * not in the scan file, and reading it as if it were (pread at the other file's offset on
+ * the scan's descriptor) gave values up to 4.8e30. It is refused as external storage is,
+ * naming the link's target; so is a group (/geometry) reached through such a link. */
+DBTR_TEST(refuse_external_link) {
+  char dir[64], path[256], other[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  tmp_path(other, dir, "data.h5");
+  REQUIRE_OK(write_valid(other));
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/projections", other, "/projections") == 0);
+  EXPECT_REFUSED(path, "/projections: reached through an HDF5 external link to");
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "data.h5:/projections");
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/geometry", other, "/geometry") == 0);
+  EXPECT_REFUSED(path, "/geometry/source: reached through an HDF5 external link to");
+  tmp_remove(dir);
+}
+
+/* The same link to a FIFO: opening it would block until a writer comes, for ever. The link
+ * is refused before libhdf5 opens its target. */
+DBTR_TEST(refuse_external_link_to_fifo) {
+  char dir[64], path[256], fifo[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "scan.h5");
+  tmp_path(fifo, dir, "fifo");
+  REQUIRE(mkfifo(fifo, 0600) == 0);
+  REQUIRE_OK(write_valid(path));
+  REQUIRE(make_elink(path, "/projections", fifo, "/projections") == 0);
+  alarm(30); /* a read that blocks ends the case with SIGALRM instead of at CTest's limit */
+  EXPECT_REFUSED(path, "external link");
+  alarm(0);
+  tmp_remove(dir);
+}
+
 DBTR_TEST_MAIN(read_big_endian_vlen_strings, read_volume_dataset, accept_counts_above_i0, refuse_missing_file,
                refuse_not_hdf5, refuse_truncated, refuse_format_attrs, refuse_missing_dataset, refuse_wrong_rank,
                refuse_shape_disagreement, refuse_overflow, refuse_nonfinite_geometry, refuse_nonfinite_projections,
                refuse_negative_counts, refuse_bad_i0, refuse_unsupported_dtype, refuse_quantity, refuse_volume_attrs,
-               refuse_steep_geometry, docs_example)
+               refuse_steep_geometry, docs_example, refuse_external_link, refuse_external_link_to_fifo,
+               refuse_voxel_beyond_index_range, refuse_arrays_beyond_memory, grid_heights_printed_readably)

@@ -110,7 +110,7 @@ DBTR_TEST(open_checks_grid_and_values) {
   dbtr_grid below = grid;
   below.origin[2] = -10.0; /* voxel centres from z = -10 mm: the bottom, half a 3 mm voxel lower, below z = 0 */
   CHECK_EQ_INT(dbtr_session_open(&s, &a, &below, &o), DBTR_EGEOM);
-  CHECK_STR_CONTAINS(dbtr_errmsg(), "scan.h5: the volume bottom (z = -11.50 mm) lies below the detector");
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "scan.h5: the volume bottom (z = -11.5 mm) lies below the detector");
   CHECK(s == NULL);
   a.proj[5] = -1.0;
   CHECK_EQ_INT(dbtr_session_open(&s, &a, &grid, &o), DBTR_EINVAL);
