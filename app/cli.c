@@ -508,9 +508,11 @@ static void said_removed(const char *path, void *cmd) {
           (const char *)cmd, path);
 }
 
+void cli_remove_stale(const char *cmd, const char *out) { dbtr_atomic_remove_stale(out, said_removed, (void *)cmd); }
+
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n_inputs, int force) {
   struct stat so;
-  dbtr_atomic_remove_stale(out, said_removed, (void *)cmd);
+  cli_remove_stale(cmd, out);
   /* The look below is only the early, friendly refusal: the file may appear during the run
    * (another run writing the same -o). So the commands' writes replace only what --force
    * named here, whatever exists when they finish (io/atomic_file.h). */

@@ -141,6 +141,10 @@ int cli_read_scan(const char *cmd, dbtr_scan *s, const char *path);
  * import's (dbtr_dicom_import_guarded). */
 unsigned cli_guard_seconds(const char *cmd);
 
+/* Removes the temporaries that killed dbtr runs left in out's folder (io/atomic_file.h), a line
+ * each; cli_check_output does it for the outputs it checks. */
+void cli_remove_stale(const char *cmd, const char *out);
+
 /* Wall clock in seconds. */
 double cli_now(void);
 /* 1 if path names an existing file. */

@@ -239,6 +239,11 @@ int app_recon_many(const char *cmd, const char *const *operands, size_t n, app_m
   scans.n = m;
   int rc = 0;
   for (size_t i = 0; i < scans.n && !rc; i++) rc = output_of(o->out_dir, scans.s[i], o->ext, &outs);
+  /* As for one output (cli_check_output): killed runs' temporaries go, and the commits replace
+   * only what --force names, whatever appears in the folder while the run writes. */
+  if (!rc && outs.n) cli_remove_stale(cmd, outs.s[0]);
+  dbtr_atomic_replace_only_allowed();
+  for (size_t i = 0; i < outs.n && !rc && o->batch.force; i++) rc = dbtr_atomic_allow_replace(outs.s[i]);
   dbtr_batch_item *items = rc ? NULL : calloc(scans.n ? scans.n : 1, sizeof *items);
   if (!rc && !items) rc = dbtr_err(DBTR_ENOMEM, "the scans' list: out of memory");
   for (size_t i = 0; !rc && i < scans.n; i++) {
