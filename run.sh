@@ -19,8 +19,9 @@ deps() {
         libgl1-mesa-dri xvfb xauth xdotool libmpfr-dev python3 python3-h5py python3-numpy python3-tifffile
         python3-nibabel libgdcm-dev python3-pydicom
         python3-pytest python3-venv python3-setuptools python3-wheel"
-  # ImageJ 1.x (with a Java runtime) only for the tests: test_tiff_readers opens volumes in it.
-  if [ "$what" = test ]; then pkgs="$pkgs imagej"; fi
+  # ImageJ 1.x (with a Java runtime) only for the tests: test_tiff_readers opens volumes in it;
+  # Dask, the Python package's optional extra, for the test of docs/scale-out.md's recipe.
+  if [ "$what" = test ]; then pkgs="$pkgs imagej python3-dask python3-distributed"; fi
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   [ -z "$missing" ] && return 0

@@ -1,8 +1,13 @@
 /* engine/api.c: the public ML-EM handle (include/dbtr.h): a session (engine/session.h), opened
- * as `dbtr recon` opens it, so that the same scan, options and iterations give the same bits. */
+ * as `dbtr recon` opens it, so that the same scan, options and iterations give the same bits;
+ * and one scan file to one volume file, a many-scan run of one (engine/batch.h). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "engine/batch.h"
 #include "engine/session.h"
+#include "io/volume.h"
 #include "include/dbtr.h"
 #include "recon/error.h"
 #include "recon/version.h"
@@ -51,4 +56,48 @@ void dbtr_recon_close(dbtr_recon **r) {
   dbtr_session_close(&(*r)->s);
   free(*r);
   *r = NULL;
+}
+
+/* The item's fate, kept for the caller. */
+typedef struct {
+  int status, code;
+  char message[1024];
+} file_result;
+
+static void on_file(void *user, const dbtr_batch_event *e) {
+  file_result *r = user;
+  r->status = (int)e->status;
+  r->code = e->code;
+  if (e->message) snprintf(r->message, sizeof r->message, "%s", e->message);
+}
+
+int dbtr_recon_file(const char *scan, const char *output, const dbtr_recon_file_opts *opts) {
+  static const dbtr_recon_file_opts defaults = {0};
+  const dbtr_recon_file_opts *o = opts ? opts : &defaults;
+  if (!scan || !output) return dbtr_err(DBTR_EINVAL, "dbtr_recon_file: no scan or no output given");
+  const char *f = o->format ? o->format : "float32";
+  dbtr_tiff_format format = !strcmp(f, "float64") ? DBTR_TIFF_FLOAT64 : !strcmp(f, "uint16") ? DBTR_TIFF_UINT16
+                                                                                              : DBTR_TIFF_FLOAT32;
+  if (format == DBTR_TIFF_FLOAT32 && strcmp(f, "float32"))
+    return dbtr_err(DBTR_EINVAL, "format '%s': expected float32, float64 or uint16", f);
+  if ((format == DBTR_TIFF_UINT16) != (o->u16_scale != 0.0))
+    return dbtr_err(DBTR_EINVAL, "u16_scale %g: uint16 needs a scale, and only uint16 takes one", o->u16_scale);
+  dbtr_volume_type type;
+  int rc = dbtr_volume_type_of(output, &type);
+  if (rc) return rc;
+  dbtr_batch_opts bo = {.recon = o->recon, .iterations = o->iterations ? o->iterations : 10,
+                        .format = {.format = format, .u16_scale = o->u16_scale}, .force = o->force, .log = o->log,
+                        .threads = o->threads};
+  bo.grid = (dbtr_grid_given){.has_dims = o->has_dims, .has_voxel = o->has_voxel, .has_origin = o->has_origin};
+  memcpy(bo.grid.dims, o->dims, sizeof o->dims);
+  memcpy(bo.grid.voxel, o->voxel, sizeof o->voxel);
+  memcpy(bo.grid.origin, o->origin, sizeof o->origin);
+  file_result res = {.status = -1};
+  bo.on_item = on_file;
+  bo.user = &res;
+  dbtr_batch_item item = {scan, output};
+  dbtr_batch_summary sum;
+  if ((rc = dbtr_batch_run(&item, 1, &bo, &sum))) return rc;
+  if (res.status == DBTR_BATCH_FAILED) return dbtr_err(res.code ? res.code : DBTR_EIO, "%s", res.message);
+  return res.status == DBTR_BATCH_SKIPPED ? 1 : 0;
 }

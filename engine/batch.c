@@ -57,7 +57,7 @@ static void utc_now(char *out, size_t len) {
 
 /* Records and reports how item f ended; message (failures) is copied before anything else can
  * overwrite it. */
-static void finish(run *r, const flight *f, int worker, dbtr_batch_status st, const char *message) {
+static void finish(run *r, const flight *f, int worker, dbtr_batch_status st, int code, const char *message) {
   char msg[1024] = "";
   if (message) snprintf(msg, sizeof msg, "%s", message);
   const dbtr_batch_item *it = &r->items[f->item];
@@ -75,6 +75,7 @@ static void finish(run *r, const flight *f, int worker, dbtr_batch_status st, co
     if (dbtr_record_write(r->log, &rec) && st == DBTR_BATCH_DONE) {
       /* A volume whose record could not be written is not known to be complete. */
       st = DBTR_BATCH_FAILED;
+      code = DBTR_EIO;
       snprintf(msg, sizeof msg, "%s", dbtr_errmsg());
     }
   }
@@ -82,8 +83,8 @@ static void finish(run *r, const flight *f, int worker, dbtr_batch_status st, co
   if (st == DBTR_BATCH_DONE) r->sum->done++;
   if (st == DBTR_BATCH_SKIPPED) r->sum->skipped++;
   if (st == DBTR_BATCH_FAILED) r->sum->failed++;
-  dbtr_batch_event e = {f->item, it, st, st == DBTR_BATCH_FAILED ? msg : NULL, f->backend[0] ? f->backend : NULL,
-                        worker, seconds};
+  dbtr_batch_event e = {f->item,       it,     st, st == DBTR_BATCH_FAILED ? msg : NULL, st == DBTR_BATCH_FAILED ? code : 0,
+                        f->backend[0] ? f->backend : NULL, worker, seconds};
   if (r->o->on_item) r->o->on_item(r->o->user, &e);
   pthread_mutex_unlock(&r->report);
 }
@@ -103,7 +104,7 @@ static void claim_and_read(run *r, int worker, flight *f) {
     utc_now(f->started, sizeof f->started);
     const dbtr_batch_item *it = &r->items[i];
     if (r->log && dbtr_record_complete(r->log, it->output, r->options)) {
-      finish(r, f, worker, DBTR_BATCH_SKIPPED, NULL);
+      finish(r, f, worker, DBTR_BATCH_SKIPPED, 0, NULL);
       continue;
     }
     struct stat sb;
@@ -111,7 +112,7 @@ static void claim_and_read(run *r, int worker, flight *f) {
       char why[1200];
       snprintf(why, sizeof why, "%s exists and %s: not replaced (--force redoes it)", it->output,
                r->log ? "the log does not record it as complete with these options" : "no log says it is complete");
-      finish(r, f, worker, DBTR_BATCH_FAILED, why);
+      finish(r, f, worker, DBTR_BATCH_FAILED, DBTR_EINVAL, why);
       continue;
     }
     if (stat(it->scan, &sb) == 0) f->scan_bytes = (uint64_t)sb.st_size;
@@ -119,7 +120,7 @@ static void claim_and_read(run *r, int worker, flight *f) {
     int rc = dbtr_scan_read(&f->scan, it->scan);
     pthread_mutex_unlock(&r->hdf5);
     if (rc) {
-      finish(r, f, worker, DBTR_BATCH_FAILED, dbtr_errmsg());
+      finish(r, f, worker, DBTR_BATCH_FAILED, rc, dbtr_errmsg());
       continue;
     }
     f->have_scan = 1;
@@ -157,7 +158,7 @@ static void *writer_main(void *arg) {
   omp_set_num_threads(1);
   const dbtr_batch_item *it = &r->items[w->out.item];
   int rc = dbtr_volume_write(it->output, &w->out.grid, w->vol[w->write_slot], &r->o->format);
-  finish(r, &w->out, w->id, rc ? DBTR_BATCH_FAILED : DBTR_BATCH_DONE, rc ? dbtr_errmsg() : NULL);
+  finish(r, &w->out, w->id, rc ? DBTR_BATCH_FAILED : DBTR_BATCH_DONE, rc, rc ? dbtr_errmsg() : NULL);
   return NULL;
 }
 
@@ -253,7 +254,7 @@ static void *worker_main(void *arg) {
     dbtr_scan_free(&w->cur.scan);
     join_writer(w);
     if (rc) {
-      finish(r, &w->cur, w->id, DBTR_BATCH_FAILED, dbtr_errmsg());
+      finish(r, &w->cur, w->id, DBTR_BATCH_FAILED, rc, dbtr_errmsg());
     } else {
       w->out = w->cur;
       w->write_slot = slot;

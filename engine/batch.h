@@ -37,6 +37,7 @@ typedef struct {
   const dbtr_batch_item *it;
   dbtr_batch_status status;
   const char *message;       /* why it failed; NULL otherwise */
+  int code;                  /* and its DBTR_E* code; 0 otherwise */
   const char *backend;       /* what ran it ("gpu:fast"); NULL when nothing did */
   int worker;                /* which worker (its GPU on a GPU machine) */
   double seconds;            /* from its reading to its record */

@@ -231,6 +231,29 @@ DBTR_EXTERN int dbtr_recon_iterate(dbtr_recon *r, double *deviance);
 DBTR_EXTERN int dbtr_recon_volume(dbtr_recon *r, void *out);
 DBTR_EXTERN void dbtr_recon_close(dbtr_recon **r);
 
+/* One scan file to one volume file, as `dbtr recon SCAN -o OUT` makes it, bit for bit, with
+ * its record appended to a log when one is named (docs/scale-out.md): the unit a distributed
+ * engine (Dask, a job array) maps over many scans. */
+typedef struct {
+  dbtr_recon_opts recon;
+  size_t iterations;     /* 0: 10, as dbtr recon */
+  const char *format;    /* "float32" (NULL), "float64" or "uint16" */
+  double u16_scale;      /* uint16: stored = round(value x scale); required for it, and only for it */
+  int force;             /* replace an output the log does not record as complete */
+  const char *log;       /* the JSON Lines record to append to (and to skip a complete output by); NULL: none */
+  int threads;           /* host threads; 0: the machine's */
+  /* The grid in place of the scan's /volume, in part or whole; has_* say what is given. */
+  double dims[3], voxel[3], origin[3];
+  int has_dims, has_voxel, has_origin;
+} dbtr_recon_file_opts;
+
+/* Reads scan, reconstructs, writes output (TIFF or NIfTI by its ending) and records it. 0: the
+ * volume is written; 1: the log records output as complete already, and nothing was done; a
+ * negative DBTR_E* code with the message naming the file otherwise (an existing output is
+ * refused without force). The backend is the first GPU the process sees (pin a worker with
+ * CUDA_VISIBLE_DEVICES), else the CPU reference, as opts.recon.backend says. */
+DBTR_EXTERN int dbtr_recon_file(const char *scan, const char *output, const dbtr_recon_file_opts *opts);
+
 /* 1 if a CUDA device can be used (its name copied into name), else 0 (also in a build
  * without CUDA). */
 DBTR_EXTERN int dbtr_gpu_available(char *name, unsigned long name_len);

@@ -3,7 +3,9 @@
 # the package with the `dbtr` command: the same bits) and of python/tests/test_struct_layout.py
 # (the ctypes mirrors of include/dbtr.h's structs and constants against what the C compiler
 # makes of them, printed by tests/struct_layout.c, whose path goes in DBTR_STRUCT_LAYOUT),
-# python.install, which installs the package with pip as docs/python.md has it, and
+# test_scale_out.py (dbtr.recon_file and docs/scale-out.md's Dask recipe on a LocalCluster of
+# two CPU workers, against the command's volumes), python.install, which installs the package
+# with pip as docs/python.md has it, and
 # python.docs_example, which runs the doc's worked example. Label cpu. Not in a sanitizer build,
 # whose libdbtr cannot be loaded into a Python that was not started with the sanitizer runtime.
 if(DBTR_SANITIZE)
@@ -13,7 +15,7 @@ endif()
 add_executable(struct_layout struct_layout.c)
 set(dbtr_python_script ${CMAKE_CURRENT_SOURCE_DIR}/python.sh)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dbtr_python_script})
-foreach(f test_dbtr.py test_struct_layout.py)
+foreach(f test_dbtr.py test_struct_layout.py test_scale_out.py)
   set(path ${PROJECT_SOURCE_DIR}/python/tests/${f})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${path})
   file(STRINGS ${path} defs REGEX "^def test_[a-z0-9_]+\\(")

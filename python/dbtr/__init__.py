@@ -285,6 +285,37 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
         _lib.lib.dbtr_recon_close(ctypes.byref(r))
 
 
+def recon_file(scan_path, out_path, *, iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None,
+               init: float = 0.0, backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None,
+               threads: int = 0, gpu_memory: int = 0, format: str = "float32", u16_scale: float = 0.0,
+               dims=None, voxel=None, origin=None, force: bool = False, log=None) -> str:
+    """One scan file to one volume file, exactly as `dbtr recon SCAN -o OUT` makes it (the same
+    bits), with its record appended to the JSON Lines file `log` when one is given
+    (docs/scale-out.md). The unit a cluster maps over many scans: a top-level function of
+    strings and numbers, so Dask and multiprocessing can pickle it. Returns "written", or
+    "complete" when `log` records out_path as complete with these options (nothing is done).
+    An existing out_path that the log does not record is replaced only with force=True. The
+    GPU is the first the process sees: pin each worker to its own with CUDA_VISIBLE_DEVICES.
+    dims, voxel, origin: the grid in place of the scan's /volume, in part or whole. Raises
+    DbtrError naming the file on failure."""
+    enc = (lambda x: os.fsencode(x) if x is not None else None)
+    opts = _lib.ReconFileOpts()
+    opts.recon = _lib.ReconOpts(int(subsets), enc(algorithm), float(init),
+                                _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads),
+                                                 int(gpu_memory), 1))
+    opts.iterations, opts.format, opts.u16_scale = int(iterations), enc(format), float(u16_scale)
+    opts.force, opts.log, opts.threads = int(bool(force)), enc(log), int(threads)
+    for name, value in (("dims", dims), ("voxel", voxel), ("origin", origin)):
+        if value is not None:
+            if len(value) != 3:
+                raise _lib.invalid(f"{name}: three values (x, y, z), not {value!r}")
+            setattr(opts, name, (ctypes.c_double * 3)(*(float(x) for x in value)))
+            setattr(opts, "has_" + name, 1)
+    rc = _lib.lib.dbtr_recon_file(enc(os.fspath(scan_path)), enc(os.fspath(out_path)), ctypes.byref(opts))
+    _lib.check(rc)
+    return "complete" if rc == 1 else "written"
+
+
 @dataclass(frozen=True)
 class DiffStats:
     """How a path's array differs from its reference's: elements compared, elements whose

@@ -103,6 +103,13 @@ class ValidationRow(ctypes.Structure):
                 ("has_referee", c_int), ("referee", c_char_p), ("vs_proj", RefereeStats), ("vs_vol", RefereeStats)]
 
 
+class ReconFileOpts(ctypes.Structure):
+    _fields_ = [("recon", ReconOpts), ("iterations", c_size_t), ("format", c_char_p), ("u16_scale", c_double),
+                ("force", c_int), ("log", c_char_p), ("threads", c_int), ("dims", c_double * 3),
+                ("voxel", c_double * 3), ("origin", c_double * 3), ("has_dims", c_int), ("has_voxel", c_int),
+                ("has_origin", c_int)]
+
+
 class ModeInfo(ctypes.Structure):
     _fields_ = [("name", c_char_p), ("precision", c_int), ("gpu", c_int), ("variant", c_int), ("threads", c_int),
                 ("bitwise_class", c_char_p)]
@@ -133,6 +140,7 @@ _PROTOTYPES = {
     "dbtr_gpu_available": (c_int, [c_char_p, ctypes.c_ulong]),
     "dbtr_mode_name": (c_char_p, [c_size_t]),
     "dbtr_mode_at": (POINTER(ModeInfo), [c_size_t]),
+    "dbtr_recon_file": (c_int, [c_char_p, c_char_p, POINTER(ReconFileOpts)]),
     "dbtr_validation_run": (c_int, [POINTER(Scan), POINTER(Grid), POINTER(ValidationOpts), ROW_FN, c_void_p]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():
