@@ -97,7 +97,7 @@ static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
     long long nn = (long long)n;
     if ((rc = dbtr_alloc((void **)&s->y, n, sizeof(double), "line integrals"))) return rc;
     double *out = s->y;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(dbtr_stream_threads())
     for (long long i = 0; i < nn; i++)
       out[i] = dbtr_count_to_line_integral(scan->proj[i], dbtr_scan_i0(scan, (size_t)i / npix, (size_t)i % npix));
   }
