@@ -1,4 +1,6 @@
 /* recon/error.c: error codes, messages and checked allocation. */
+/* Linux's MADV_HUGEPAGE (dbtr_alloc), beside the POSIX the build asks for. */
+#define _DEFAULT_SOURCE
 #include "recon/error.h"
 
 #include <stdarg.h>
@@ -6,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static _Thread_local char dbtr__msg[1024];
 static _Thread_local int dbtr__msg_code;
@@ -112,7 +115,19 @@ int dbtr_alloc(void **out, size_t n, size_t elem, const char *what) {
   *out = NULL;
   if (rc) return rc;
   if (bytes == 0) bytes = 1;
-  void *p = malloc(bytes);
+  void *p = NULL;
+  /* A large buffer (a volume, a scan's data) on 2 MiB boundaries, with the kernel asked for
+   * huge pages: its first touch then faults a 2 MiB page at a time instead of 4 KiB, which at
+   * thesis size (496 MB) is 248 faults, not 121,000. A hint: without transparent huge pages
+   * the memory is as malloc's. free() releases it as any other. */
+  if (bytes >= ((size_t)64 << 20)) {
+    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) p = NULL;
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  } else {
+    p = malloc(bytes);
+  }
   if (!p)
     return dbtr_err(DBTR_ENOMEM, "%s: cannot allocate %.3f GiB", what, (double)bytes / (1024.0 * 1024.0 * 1024.0));
   *out = p;
