@@ -123,11 +123,12 @@ int app_recon_run(const char *cmd, dbtr_session *s, const app_recon_opts *o, voi
   const dbtr_session_setup *su = dbtr_session_setup_times(s);
   if (!o->quiet)
     fprintf(stderr,
-            "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s: data %.2f, "
-            "backend %.2f, start %.2f)\n",
+            "dbtr %s: %s ML-EM, %zu iteration%s x %zu subset%s on %s, volume %zu x %zu x %zu (set-up %.2f s: checks %.2f, "
+            "data %.2f, backend %.2f, start %.2f)\n",
             cmd, m->prob.algo == DBTR_ALGO_TRANSMISSION ? "transmission" : "emission", o->iterations,
             o->iterations == 1 ? "" : "s", o->subsets, o->subsets == 1 ? "" : "s", b->name, m->prob.grid->nx,
-            m->prob.grid->ny, m->prob.grid->nz, su->data + su->backend + su->start, su->data, su->backend, su->start);
+            m->prob.grid->ny, m->prob.grid->nz, su->checks + su->data + su->backend + su->start, su->checks, su->data,
+            su->backend, su->start);
   if (!o->quiet && b->memory[0]) fprintf(stderr, "dbtr %s: %s\n", cmd, b->memory);
   /* Where the result's type is the backend's, the volume comes back into vol itself, with no
    * second buffer to fault in, fill and convert (on thesis that was most of 0.72 s of read-back);

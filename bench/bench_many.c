@@ -114,15 +114,14 @@ static void setup_at(int threads, const dbtr_scan *a, const dbtr_scan *b, const 
   double t = now();
   if (dbtr_session_open(&s, a, g, &so)) die("session");
   double open_s = now() - t;
-  const dbtr_session_setup *su = dbtr_session_setup_times(s);
-  double data = su->data, start = su->start;
+  const dbtr_session_setup su = *dbtr_session_setup_times(s);
   t = now();
   if (dbtr_session_rearm(s, b)) die("re-arm");
   double rearm = now() - t;
   dbtr_session_close(&s);
-  printf("data set-up at %3d threads: open %.3f s (data %.3f, backend %.3f, start %.3f); re-arm with the next "
-         "scan %.3f s\n",
-         threads, open_s, data, su->backend, start, rearm);
+  printf("data set-up at %3d threads: open %.3f s (checks %.3f, data %.3f, backend %.3f, start %.3f); re-arm with "
+         "the next scan %.3f s\n",
+         threads, open_s, su.checks, su.data, su.backend, su.start, rearm);
 }
 
 int main(int argc, char **argv) {

@@ -175,6 +175,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   if (!rc && !o->values_checked) rc = check_values(scan);
   if (!rc && !o->problem_only) rc = check_memory(scan, grid, o);
   if (rc) return rc;
+  double t_checks = omp_get_wtime();
   dbtr_session *s = calloc(1, sizeof *s);
   if (!s) return dbtr_err(DBTR_ENOMEM, "reconstruction: out of memory");
   s->grid = *grid;
@@ -189,7 +190,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
   if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, ro->init, &s->load);
-  s->setup = (dbtr_session_setup){t_data - t0, t_backend - t_data, omp_get_wtime() - t_backend};
+  s->setup = (dbtr_session_setup){t_checks - t0, t_data - t_checks, t_backend - t_data, omp_get_wtime() - t_backend};
   if (rc) {
     dbtr_session_close(&s);
     return rc;

@@ -52,11 +52,12 @@ typedef struct {
   int gpu_first;           /* the first GPU of the backend's (a many-scan worker's own); 0 */
 } dbtr_session_opts;
 
-/* Where the set-up's time went, in seconds: the checks and the data (expansion, the ML-EM
- * constants), the backend (on the GPU: context, memory, ray records, tables), and the start
- * volume with the data loaded into it. */
+/* Where the set-up's time went, in seconds: the checks (the geometry, the grid, the values, the
+ * memory: whose look for a GPU is the process's first CUDA call, which starts the driver), the
+ * data (expansion, the ML-EM constants), the backend (on the GPU: context, memory, ray records,
+ * tables), and the start volume with the data loaded into it. */
 typedef struct {
-  double data, backend, start;
+  double checks, data, backend, start;
 } dbtr_session_setup;
 
 /* Opens a session on scan (which, its arrays included, must outlive the session, or be
