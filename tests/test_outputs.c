@@ -16,22 +16,6 @@
 #include "tests/test.h"
 #include "tests/tmpdir.h"
 
-static int write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  int ok = fputs(text, f) >= 0;
-  return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int file_is(const char *path, const char *text) {
-  char buf[64] = {0};
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  return n == strlen(text) && memcmp(buf, text, n) == 0;
-}
-
 /* One write of text to path as a command does it, after its check: begin, write, commit. */
 static int save(const char *path, const char *text) {
   dbtr_atomic_file f;

@@ -1,5 +1,5 @@
-/* tests/tmpdir.h: a temporary folder per test case, so that cases can run in parallel, and
- * the checks that a failed write left nothing behind. */
+/* tests/tmpdir.h: a temporary folder per test case, so that cases can run in parallel, the
+ * checks that a failed write left nothing behind, and small text files to write and compare. */
 #ifndef DBTR_TEST_TMPDIR_H
 #define DBTR_TEST_TMPDIR_H
 
@@ -15,6 +15,24 @@
 static inline int tmp_make(char dir[64]) {
   snprintf(dir, 64, "/tmp/dbtr_test_XXXXXX");
   return mkdtemp(dir) ? 0 : -1;
+}
+
+/* A small file of text at path, written whole; 0 or -1. */
+static inline int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* 1 when the file at path holds exactly text (at most 63 bytes). */
+static inline int file_is(const char *path, const char *text) {
+  char buf[64] = {0};
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  return n == strlen(text) && memcmp(buf, text, n) == 0;
 }
 
 /* Paths here are short: "/tmp/dbtr_test_XXXXXX/" and a name of a few characters. */
