@@ -12,6 +12,7 @@
 #include "app/cli.h"
 #include "io/atomic_file.h"
 #include "io/volume.h"
+#include "kernels/gpu.h"
 #include "recon/error.h"
 
 /* The exit code of a run in which some scans failed and the others were done (docs/errors.md). */
@@ -268,6 +269,10 @@ int app_recon_many(const char *cmd, const char *const *operands, size_t n, app_m
   o->batch.on_iteration = o->verbose && !o->quiet ? on_iteration : NULL;
   o->batch.user = &st;
   dbtr_batch_summary sum;
+  /* As one scan's run says it (app_recon_open): --backend auto found no GPU. */
+  const char *be = o->batch.recon.backend.backend;
+  if (!rc && !o->quiet && (!be || !strcmp(be, "auto")) && dbtr_gpu_count() < 1)
+    fprintf(stderr, "dbtr %s: warning: no GPU can be used; running on the CPU\n", cmd);
   if (!rc && !o->quiet)
     fprintf(stderr, "dbtr %s: %zu scan%s%s to %s, recorded in %s\n", cmd, scans.n, scans.n == 1 ? "" : "s",
             shards > 1 ? " (this shard's)" : "", o->out_dir, log);

@@ -28,13 +28,20 @@ if [ "$backend" = gpu ]; then
   [ "$rc" -eq 7 ] && { echo "SKIP: no GPU"; exit 77; }
   [ "$rc" -eq 0 ] || { cat probe.txt; fail "the GPU probe exited $rc"; }
 fi
-# Four scans of the tiny system, two phantoms and two seeds: the same geometry, so a worker
-# re-arms its session from one to the next, and other data.
+# Four scans of the tiny system: a, b and c (two phantoms, three seeds) of one geometry, so a
+# worker re-arms its session from one to the next with other data; d is b with every source 1
+# mm further along x, another geometry, so a worker opens a new session for it.
 mkdir in
 "$dbtr" phantom --system tiny --phantom breast --seed 1 -o in/a.h5 --quiet
 "$dbtr" phantom --system tiny --phantom breast --seed 2 -o in/b.h5 --quiet
 "$dbtr" phantom --system tiny --phantom acr --seed 3 -o in/c.h5 --quiet
-"$dbtr" phantom --system hologic --phantom breast --seed 4 -o in/d.h5 --quiet
+"${DBTR_PYTHON:-/usr/bin/python3}" - <<'PY' || fail "no h5py to make in/d.h5 (run.sh installs python3-h5py)"
+import shutil
+import h5py
+shutil.copy("in/b.h5", "in/d.h5")
+with h5py.File("in/d.h5", "r+") as f:
+    f["geometry/source"][:, 0] = f["geometry/source"][:, 0] + 1.0
+PY
 single() { # STEM OPTIONS...: the single run's volume of in/STEM.h5, single/STEM.tif
   stem=$1
   shift
