@@ -98,7 +98,7 @@ static int list_scans(const char *cmd, const char *const *ops, size_t n, names *
     closedir(d);
     if (out->n == before) return cli_usage_error(cmd, "%s: a folder with no .h5 scan in it", ops[i]);
   }
-  qsort(out->s, out->n, sizeof *out->s, by_name);
+  if (out->n) qsort(out->s, out->n, sizeof *out->s, by_name);
   size_t k = 0;
   for (size_t i = 0; i < out->n; i++) {
     if (k && !strcmp(out->s[k - 1], out->s[i])) {

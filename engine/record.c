@@ -93,7 +93,7 @@ static int read_done(dbtr_record_log *log) {
   free(line);
   fclose(f);
   if (rc) return rc;
-  qsort(log->done, log->n_done, sizeof *log->done, by_output_then_line);
+  if (log->n_done) qsort(log->done, log->n_done, sizeof *log->done, by_output_then_line);
   size_t n = 0;
   for (size_t i = 0; i < log->n_done; i++) {
     if (n && !strcmp(log->done[n - 1].output, log->done[i].output)) free_entry(&log->done[--n]);
@@ -138,6 +138,7 @@ void dbtr_record_log_close(dbtr_record_log **log) {
 size_t dbtr_record_log_bad_lines(const dbtr_record_log *log) { return log->bad; }
 
 int dbtr_record_complete(const dbtr_record_log *log, const char *output, const char *options) {
+  if (!log->n_done) return 0; /* bsearch of no array: its pointer is NULL */
   done_entry key = {(char *)(uintptr_t)output, NULL, 0, 0, 0};
   const done_entry *e = bsearch(&key, log->done, log->n_done, sizeof *log->done, by_output);
   struct stat st;
