@@ -255,6 +255,8 @@ static void *worker_main(void *arg) {
     join_writer(w);
     if (rc) {
       finish(r, &w->cur, w->id, DBTR_BATCH_FAILED, rc, dbtr_errmsg());
+      /* Whatever failed (the data, the GPU), the next scan gets a session of its own. */
+      dbtr_session_close(&w->s);
     } else {
       w->out = w->cur;
       w->write_slot = slot;
