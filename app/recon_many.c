@@ -36,7 +36,7 @@ typedef struct {
   size_t n, cap;
 } names;
 
-static int push(names *l, const char *a, const char *b) {
+static int push(names *l, const char *a) {
   if (l->n == l->cap) {
     size_t c = l->cap ? 2 * l->cap : 64;
     char **g = realloc(l->s, c * sizeof *g);
@@ -44,18 +44,16 @@ static int push(names *l, const char *a, const char *b) {
     l->s = g;
     l->cap = c;
   }
-  size_t la = strlen(a), lb = b ? strlen(b) : 0;
-  char *p = malloc(la + lb + 2);
+  char *p = strdup(a);
   if (!p) return dbtr_err(DBTR_ENOMEM, "the scans' list: out of memory");
-  memcpy(p, a, la);
-  if (b) {
-    p[la] = '/';
-    memcpy(p + la + 1, b, lb + 1);
-  } else {
-    p[la] = '\0';
-  }
   l->s[l->n++] = p;
   return 0;
+}
+
+/* The length of folder dir without its trailing '/' ("/" keeps it), to join a name to. */
+static int folder_len(const char *dir) {
+  size_t n = strlen(dir);
+  return (int)(n > 1 && dir[n - 1] == '/' ? n - 1 : n);
 }
 
 static void free_names(names *l) {
@@ -76,21 +74,19 @@ static int ends_with(const char *s, const char *tail) {
 static int list_scans(const char *cmd, const char *const *ops, size_t n, names *out) {
   for (size_t i = 0; i < n; i++) {
     if (!is_dir(ops[i])) {
-      if (push(out, ops[i], NULL)) return cli_fail(cmd, DBTR_ENOMEM);
+      if (push(out, ops[i])) return cli_fail(cmd, DBTR_ENOMEM);
       continue;
     }
     DIR *d = opendir(ops[i]);
     if (!d) return cli_usage_error(cmd, "%s: cannot read the folder: %s", ops[i], strerror(errno));
     size_t before = out->n;
+    int fl = folder_len(ops[i]);
     for (struct dirent *e; (e = readdir(d));) {
       if (e->d_name[0] == '.' || !ends_with(e->d_name, ".h5")) continue;
       char path[4096];
-      snprintf(path, sizeof path, "%s/%s", ops[i], e->d_name);
+      snprintf(path, sizeof path, "%.*s/%s", fl, ops[i], e->d_name);
       if (is_dir(path)) continue;
-      size_t len = strlen(ops[i]);
-      char folder[4096];
-      snprintf(folder, sizeof folder, "%.*s", (int)(len > 1 && ops[i][len - 1] == '/' ? len - 1 : len), ops[i]);
-      if (push(out, folder, e->d_name)) {
+      if (push(out, path)) {
         closedir(d);
         return cli_fail(cmd, DBTR_ENOMEM);
       }
@@ -127,12 +123,11 @@ static int output_of(const char *dir, const char *scan, const char *ext, names *
   const char *base = strrchr(scan, '/');
   base = base ? base + 1 : scan;
   const char *dot = strrchr(base, '.');
-  size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base), dl = strlen(dir);
+  size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
   char path[4096];
-  int w = snprintf(path, sizeof path, "%.*s/%.*s%s", (int)(dl > 1 && dir[dl - 1] == '/' ? dl - 1 : dl), dir,
-                   (int)stem, base, ext);
+  int w = snprintf(path, sizeof path, "%.*s/%.*s%s", folder_len(dir), dir, (int)stem, base, ext);
   if (w < 0 || (size_t)w >= sizeof path) return dbtr_err(DBTR_EINVAL, "%s: the output's name is too long", scan);
-  return push(out, path, NULL);
+  return push(out, path);
 }
 
 /* What the hooks print and count. */
@@ -256,12 +251,10 @@ int app_recon_many(const char *cmd, const char *const *operands, size_t n, app_m
                       scans.s[i], outs.s[i]);
   }
   char log[4096];
-  size_t dl = strlen(o->out_dir);
   if (o->log)
     snprintf(log, sizeof log, "%s", o->log);
   else
-    snprintf(log, sizeof log, "%.*s/dbtr-recon.jsonl", (int)(dl > 1 && o->out_dir[dl - 1] == '/' ? dl - 1 : dl),
-             o->out_dir);
+    snprintf(log, sizeof log, "%.*s/dbtr-recon.jsonl", folder_len(o->out_dir), o->out_dir);
   many_state st = {.cmd = cmd, .o = o, .total = scans.n, .t0 = cli_now(), .tty = isatty(STDERR_FILENO), .log = log,
                    .items = items};
   o->batch.log = log;
