@@ -112,7 +112,7 @@ static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
  * (the caller's volume, the data in double, the driver's conversions when it loads a backend
  * and the volume read back, the CPU backend's buffers) exceeds what the machine or its cgroup
  * has available (io/memory.h). */
-static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *o) {
+static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo algo, const dbtr_session_opts *o) {
   double n_proj = (double)(scan->geom.n_views * scan->geom.n_rows * scan->geom.n_cols);
   double n_vox = (double)grid->nx * (double)grid->ny * (double)grid->nz;
   dbtr_mode gpu_mode, cpu_mode;
@@ -127,8 +127,7 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
   dbtr_precision p = dbtr_mode_precision(cpu_mode);
   double es = (double)dbtr_precision_size(p);
   /* Emission from counts makes its line integrals in double (expand). */
-  int lines = scan->quantity == DBTR_QUANTITY_COUNTS &&
-              (o->recon.algorithm ? !strcmp(o->recon.algorithm, "emission") : 0);
+  int lines = scan->quantity == DBTR_QUANTITY_COUNTS && algo == DBTR_ALGO_EMISSION;
   double need = o->caller_bytes + (lines ? 8.0 : 0.0) * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
   if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
   char what[128];
@@ -173,7 +172,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   if (!rc) rc = dbtr_geom_check(&scan->geom, "geometry");
   if (!rc) rc = dbtr_grid_check(grid, &scan->geom, o->source ? o->source : "volume grid");
   if (!rc && !o->values_checked) rc = check_values(scan);
-  if (!rc && !o->problem_only) rc = check_memory(scan, grid, o);
+  if (!rc && !o->problem_only) rc = check_memory(scan, grid, algo, o);
   if (rc) return rc;
   double t_checks = omp_get_wtime();
   dbtr_session *s = calloc(1, sizeof *s);
