@@ -9,6 +9,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/run.h"
+#include "engine/backends.h"
 #include "io/memory.h"
 #include "io/scan.h"
 #include "io/tiff.h"
@@ -19,6 +20,8 @@
 #include "phantoms/systems.h"
 #include "recon/cpu.h"
 #include "recon/error.h"
+#include "recon/mlem.h"
+#include "recon/modes.h"
 
 typedef struct {
   const char *out, *geometry;
@@ -26,7 +29,7 @@ typedef struct {
   double i0;
   uint64_t seed;
   app_grid_opts grid;
-  cli_backend_opts cpu; /* --threads */
+  cli_backend_opts be; /* the path that projects: the CPU reference in double unless a flag says */
   int force, quiet;
 } project_args;
 
@@ -59,17 +62,24 @@ static int load_geometry(const char *cmd, const dbtr_system *sys, const char *ge
 }
 
 /* What `dbtr project` holds at its peak, all at once until it ends: the volume in float (as
- * read) and in double (as projected), the projector's tables, the line integrals in double,
- * and with counts (i0 > 0) the counts and their per-pixel i0 beside them
- * (dbtr_simulate_store); the writer's buffer is one view. Counted from the TIFF's declared
- * sizes before its pixels are read; a file that cannot be probed is checked by the reader. */
-static int check_memory(const char *in, const dbtr_geom *g, double i0) {
+ * read) and in the path's precision (as projected), the projector's tables (on the CPU) and
+ * the projections in that precision, the line integrals in double, and with counts (i0 > 0)
+ * the counts and their per-pixel i0 beside them (dbtr_simulate_store); the writer's buffer is
+ * one view. Counted from the TIFF's declared sizes before its pixels are read, in the larger
+ * precision of the paths the options may run; a file that cannot be probed is checked by the
+ * reader. */
+static int check_memory(const char *in, const dbtr_geom *g, double i0, const cli_backend_opts *be) {
   size_t dims[3];
   if (!dbtr_tiff_probe(in, dims)) return 0;
+  dbtr_mode gpu_mode, cpu_mode;
+  int gpu, rc = dbtr_backend_choose(be, &gpu_mode, &cpu_mode, &gpu);
+  if (rc) return rc;
+  dbtr_precision p = dbtr_mode_precision(cpu_mode), pg = dbtr_mode_precision(gpu_mode);
+  double es = (double)dbtr_precision_size(gpu && dbtr_precision_size(pg) > dbtr_precision_size(p) ? pg : p);
   dbtr_grid est = {.nx = dims[0], .ny = dims[1], .nz = dims[2], .dx = 1.0, .dy = 1.0, .dz = 1.0};
   double n_vox = (double)dims[0] * (double)dims[1] * (double)dims[2];
   double n = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
-  double need = 12.0 * n_vox + dbtr_cpu_projector_bytes(DBTR_PREC_DOUBLE, g, &est, 0) + 8.0 * n +
+  double need = (4.0 + es) * n_vox + dbtr_cpu_projector_bytes(p, g, &est, 0) + (es + 8.0) * n +
                 (i0 > 0.0 ? 16.0 * n : 0.0) + 8.0 * (double)g->n_rows * (double)g->n_cols;
   char what[1200];
   snprintf(what, sizeof what, "%s: projecting its %zu x %zu x %zu voxels (float and double) into %zu views of %zu x %zu",
@@ -91,12 +101,38 @@ static int suggest_origin(const dbtr_grid *grid, const dbtr_geom *g, const char 
                   "along the chest wall)", why, placed.origin[0], placed.origin[1], placed.origin[2]);
 }
 
+/* The TIFF's float voxels in the path's precision, a slice at a time through double: exact in
+ * each (a float is a double, and a double-double whose second part is 0). */
+static int volume_to(dbtr_precision p, const float *vol, const dbtr_grid *grid, void *out) {
+  size_t slice = grid->nx * grid->ny, es = dbtr_precision_size(p);
+  double *d;
+  int rc = dbtr_alloc((void **)&d, slice, sizeof *d, "volume slice");
+  if (rc) return rc;
+  for (size_t z = 0; z < grid->nz; z++) {
+    for (size_t i = 0; i < slice; i++) d[i] = (double)vol[z * slice + i];
+    dbtr_convert_from_double(p, d, slice, (char *)out + z * slice * es);
+  }
+  free(d);
+  return 0;
+}
+
+/* Whether argv names the path: --backend, --mode or --precision, alone or with '='. */
+static int path_named(int argc, char **argv) {
+  static const char *const flags[] = {"--backend", "--mode", "--precision"};
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
+      size_t len = strlen(flags[f]);
+      if (!strncmp(argv[i], flags[f], len) && (argv[i][len] == '\0' || argv[i][len] == '=')) return 1;
+    }
+  return 0;
+}
+
 int dbtr_cmd_project(int argc, char **argv) {
   const char *cmd = "project", *in;
   project_args a = {0};
   const cli_group groups[] = {
       {NULL, CLI_ROWS(project_rows), &a},
-      cli_threads_group(&a.cpu),
+      cli_backend_group(&a.be),
       cli_force_group(&a.force),
       cli_quiet_group(&a.quiet),
       app_grid_group(&a.grid, "volume placement (default: the TIFF's)", 0),
@@ -104,8 +140,9 @@ int dbtr_cmd_project(int argc, char **argv) {
   const cli_command spec = {
       .name = cmd,
       .usage = "VOLUME.tif (--system NAME | --geometry SCAN.h5) -o SCAN.h5 [options]",
-      .about = "Forward-projects a TIFF volume of attenuation coefficients (1/mm) with dbtr's projector (CPU,\n"
-               "double precision) and writes a scan file: line integrals, or Poisson counts with --i0.\n"
+      .about = "Forward-projects a TIFF volume of attenuation coefficients (1/mm) with dbtr's projector (the CPU\n"
+               "reference in double precision, or the path --backend, --mode and --precision name, as\n"
+               "dbtr recon runs it) and writes a scan file: line integrals, or Poisson counts with --i0.\n"
                "The volume's voxel size and origin come from the TIFF (docs/volume-format.md) unless given.\n",
       .operand = "volume", .min_operands = 1, .max_operands = 1,
       CLI_GROUPS(groups),
@@ -114,21 +151,29 @@ int dbtr_cmd_project(int argc, char **argv) {
   if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
   const char *out = a.out;
   if (!a.system == !a.geometry) return cli_usage_error(cmd, "give exactly one of --system NAME and --geometry SCAN.h5");
+  if (a.be.gpus != 0 && a.be.gpus != 1) return cli_usage_error(cmd, "--gpus %d: dbtr project runs on one GPU", a.be.gpus);
+  /* No path named: the CPU reference in double, the projector of dbtr's simulations (the
+   * group's defaults, auto and cpu-match, are recon's). */
+  if (!path_named(argc, argv)) {
+    a.be.backend = "cpu";
+    a.be.precision = "double";
+  }
   const char *inputs[2] = {in, a.geometry};
   if ((ex = cli_check_output(cmd, out, inputs, 2, a.force))) return ex;
 
   dbtr_scan scan = {0};
   dbtr_grid grid;
   float *vol = NULL;
-  double *volume_d = NULL, *line = NULL;
-  dbtr_cpu_projector *p = NULL;
+  void *volume_t = NULL, *proj_t = NULL;
+  double *line = NULL;
+  dbtr_projector *p = NULL;
   size_t n_vox = 0, n = 0;
   double t0 = cli_now();
   int rc;
   /* The geometry first (small), then the whole command's peak from the sizes the TIFF
    * declares, before its pixels are read: a 32 KB file can declare 8 GiB of voxels. */
   if ((ex = load_geometry(cmd, a.system, a.geometry, &scan.geom))) goto done;
-  if ((rc = check_memory(in, &scan.geom, a.i0))) {
+  if ((rc = check_memory(in, &scan.geom, a.i0, &a.be))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
@@ -148,13 +193,17 @@ int dbtr_cmd_project(int argc, char **argv) {
   if (rc == DBTR_EGEOM && !a.grid.has_origin) rc = suggest_origin(&grid, &scan.geom, in);
   if (!rc) rc = dbtr_grid_count(&grid, &n_vox);
   if (!rc) rc = dbtr_geom_proj_count(&scan.geom, &n);
-  if (!rc) rc = dbtr_alloc((void **)&volume_d, n_vox, sizeof(double), "volume");
+  dbtr_projector_opts po = {.backend = a.be};
+  if (!rc) rc = dbtr_projector_open(&p, &scan.geom, &grid, &po);
+  size_t es = p ? dbtr_precision_size(dbtr_projector_precision(p)) : 0;
+  if (!rc) rc = dbtr_alloc(&volume_t, n_vox, es, "volume");
+  if (!rc) rc = dbtr_alloc(&proj_t, n, es, "projections");
   if (!rc) rc = dbtr_alloc((void **)&line, n, sizeof(double), "line integrals");
-  if (!rc) rc = dbtr_cpu_projector_create(&p, &scan.geom, &grid, DBTR_PREC_DOUBLE, a.cpu.threads);
-  if (!rc) {
-    for (size_t i = 0; i < n_vox; i++) volume_d[i] = (double)vol[i];
-    rc = dbtr_cpu_forward(p, volume_d, line);
-  }
+  if (!rc) rc = volume_to(dbtr_projector_precision(p), vol, &grid, volume_t);
+  if (!rc) rc = dbtr_projector_forward(p, volume_t, proj_t, DBTR_MEMORY_HOST);
+  if (!rc) dbtr_convert_to_double(dbtr_projector_precision(p), proj_t, n, line);
+  free(proj_t);
+  proj_t = NULL;
   /* The scan stores float32: a line integral or count beyond it would be written as inf. */
   if (!rc) rc = dbtr_simulate_check_range(in, &grid, vol, &scan.geom, line, a.i0, FLT_MAX, "float32");
   scan.has_grid = 1;
@@ -166,13 +215,14 @@ int dbtr_cmd_project(int argc, char **argv) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s through %s's %zu x %zu x %zu voxels; %.2f s", scan.geom.n_views,
-            scan.geom.n_cols, scan.geom.n_rows, a.i0 > 0.0 ? "Poisson counts" : "line integrals", in, grid.nx, grid.ny,
-            grid.nz, cli_now() - t0);
+  cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s through %s's %zu x %zu x %zu voxels (%s); %.2f s",
+            scan.geom.n_views, scan.geom.n_cols, scan.geom.n_rows, a.i0 > 0.0 ? "Poisson counts" : "line integrals", in,
+            grid.nx, grid.ny, grid.nz, dbtr_projector_backend(p), cli_now() - t0);
 done:
-  dbtr_cpu_projector_destroy(&p);
+  dbtr_projector_close(&p);
   free(vol);
-  free(volume_d);
+  free(volume_t);
+  free(proj_t);
   free(line);
   dbtr_scan_free(&scan);
   return ex;

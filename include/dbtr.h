@@ -280,6 +280,49 @@ typedef struct {
  * the last. The rows are static: they stay valid for the life of the program. */
 DBTR_EXTERN const dbtr_mode_info *dbtr_mode_at(size_t i);
 
+/* ---- Projectors of any path (docs/python.md, "Projector") ----------------------------
+ * The projector pair of one path of the mode table, built once (the ray records, the separable
+ * tables and, on a GPU, one arena of device memory) and run as often as wanted: on the CPU
+ * reference, bitwise dbtr_cpu_forward and dbtr_cpu_back; in a GPU mode, the mode's forward
+ * projection and gather as ML-EM runs them (cpu-match and double-match bitwise the CPU
+ * reference's, dd the CPU referee's). The back projection is the forward's exact transpose in
+ * every path: <A x, y> = <x, A^T y> to the path's rounding. */
+typedef struct dbtr_projector dbtr_projector;
+
+typedef struct {
+  dbtr_backend_opts backend; /* backend, mode, precision, threads and gpu_memory as dbtr_recon_open
+                                takes them; gpus 0 or 1: a projector runs on one GPU */
+  int device;                /* the CUDA device a GPU projector runs on (0: the first the process sees) */
+} dbtr_projector_opts;
+
+/* Where a projection's two arrays are: host memory, or the memory of the projector's GPU
+ * (CUDA device pointers, or managed memory). */
+typedef enum { DBTR_MEMORY_HOST = 0, DBTR_MEMORY_DEVICE = 1 } dbtr_memory;
+
+/* Checks the geometry, the grid and the options, the host memory the tables need (on the CPU),
+ * and builds the projector; geom and grid are copied. opts NULL: all defaults (backend "auto",
+ * mode cpu-match). */
+DBTR_EXTERN int dbtr_projector_open(dbtr_projector **out, const dbtr_geom *geom, const dbtr_grid *grid,
+                                    const dbtr_projector_opts *opts);
+/* The path that runs: "cpu-double", "gpu:fast", ... */
+DBTR_EXTERN const char *dbtr_projector_backend(const dbtr_projector *p);
+/* Why backend "auto" fell back to the CPU; "" if it did not. */
+DBTR_EXTERN const char *dbtr_projector_fallback(const dbtr_projector *p);
+/* The element type of both arrays (dd: two doubles each, hi then lo). */
+DBTR_EXTERN dbtr_precision dbtr_projector_precision(const dbtr_projector *p);
+/* The CUDA device it runs on; -1 on the CPU. */
+DBTR_EXTERN int dbtr_projector_device(const dbtr_projector *p);
+/* proj = A vol: vol (nz, ny, nx) and proj (n_views, n_rows, n_cols), contiguous, of the
+ * projector's element type, both where `where` says (DBTR_MEMORY_DEVICE: on the projector's
+ * GPU, read and written in place, never copied; the CPU reference takes host memory only).
+ * Synchronous: the result is in proj when the call returns. On the GPU the work runs on the
+ * device's legacy default stream, which waits for the work queued before the call on every
+ * blocking stream of that device (a caller on a non-blocking stream synchronises it first). */
+DBTR_EXTERN int dbtr_projector_forward(dbtr_projector *p, const void *vol, void *proj, dbtr_memory where);
+/* vol = A^T proj, as dbtr_projector_forward. */
+DBTR_EXTERN int dbtr_projector_back(dbtr_projector *p, const void *proj, void *vol, dbtr_memory where);
+DBTR_EXTERN void dbtr_projector_close(dbtr_projector **p);
+
 /* ---- Validation (docs/validation.md) ------------------------------------------------- */
 
 /* How a path's result differs from its reference, element by element. ULP distance counts

@@ -1,9 +1,9 @@
 /* kernels/gpu_host.cu: the host side of every GPU backend, compiled once for all modes. It
  * plans the device memory (one arena, within the budget), uploads the geometry, batches the
  * ray records, spreads a backend over several GPUs, and serves the backend interface
- * (recon/backend.h: load, subset, get_volume, set_volume, get_projections, destroy). The
- * arithmetic is the mode's: each row of recon/modes.def has an object of
- * kernels/mode_kernels.cu whose launch table (dbtr__gpu_kernels, kernels/gpu_internal.h) this
+ * (recon/backend.h: load, subset, get_volume, set_volume, get_projections, destroy; a
+ * projector's project). The arithmetic is the mode's: each row of recon/modes.def has an
+ * object of kernels/mode_kernels.cu whose launch table (dbtr__gpu_kernels, kernels/gpu_internal.h) this
  * file calls, and the buffers here are bytes of that mode's element sizes.
  *
  * Memory (kernels/gpu.h, dbtr_gpu_memory): one arena, planned within the budget. When the
@@ -105,14 +105,14 @@ static int sync_parts(const part *s) {
 static int forward(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) {
-    rc = s->k->forward(s, list_of(s, all, off), n, 0, n, batched(s));
+    rc = s->k->forward(s, list_of(s, all, off), n, 0, n, batched(s), 1);
     return rc ? rc : s->k->reduce_fit(s, n);
   }
   int np = s->n_parts, p0, p1;
   for (int d = 0; d < np && !rc; d++) {
     part *p = s->parts[d];
     share(n, d, np, &p0, &p1);
-    if (!(rc = use(p)) && p1 > p0) rc = p->k->forward(p, list_of(p, all, off), n, p0, p1, batched(p));
+    if (!(rc = use(p)) && p1 > p0) rc = p->k->forward(p, list_of(p, all, off), n, p0, p1, batched(p), 1);
   }
   if (rc || (rc = sync_parts(s))) return rc;
   size_t pair = 2 * s->k->t_size, terms = s->npix * pair, n_t = (size_t)s->n_rows * (size_t)s->col_tiles,
@@ -225,6 +225,42 @@ static int get_projections(dbtr_backend *b, void *out) {
   return use(s);
 }
 
+/* The plain projections of a projector's backend (recon/backend.h, project): the mode's forward
+ * projection without its pixel terms, and the back projector's input (g_back_pixel) gathered
+ * with the update DBTR_UPDATE_BACK, by the kernels and in the order of ML-EM's steps. Host
+ * arrays pass through the part's own vol and proj; device arrays are read and written where
+ * they are, by a copy of the part whose vol and proj are the caller's. Batched, the records are
+ * made a batch at a time for the input's terms, as the gather makes them. */
+static int project(dbtr_backend *b, int back, const void *in, void *out, int device) {
+  part *s = (part *)b->impl;
+  int rc = use(s), n = (int)s->n_views;
+  if (rc) return rc;
+  size_t in_bytes = (back ? s->nproj : s->nvox) * s->k->t_size, out_bytes = (back ? s->nvox : s->nproj) * s->k->t_size;
+  char *own_in = back ? s->proj : s->vol, *own_out = back ? s->vol : s->proj;
+  if (!device) DBTR_CUDA_TRY(cudaMemcpy(own_in, in, in_bytes, cudaMemcpyHostToDevice));
+  const char *src = device ? (const char *)in : own_in;
+  part t = *s;
+  if (!back) {
+    t.vol = (char *)src;
+    t.proj = device ? (char *)out : own_out;
+    rc = s->k->forward(&t, s->all_views, n, 0, n, batched(s), 0);
+  } else {
+    int step = batched(s) ? (int)s->batch : n;
+    for (int k0 = 0; k0 < n && !rc; k0 += step) {
+      int nb = n - k0 < step ? n - k0 : step;
+      if (batched(s)) rc = s->k->make_rays(s, s->all_views + k0, (size_t)nb);
+      if (!rc) rc = s->k->back_terms(s, src, (size_t)k0, (size_t)nb, batched(s));
+    }
+    t.vol = device ? (char *)out : own_out;
+    t.update = DBTR_UPDATE_BACK;
+    if (!rc) rc = launch_gather(&t, s->all_views, n);
+  }
+  if (rc) return rc;
+  if (!device) DBTR_CUDA_TRY(cudaMemcpy(out, own_out, out_bytes, cudaMemcpyDeviceToHost));
+  DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  return 0;
+}
+
 /* Whether every view's detector has u along x and v along y exactly (in index units, as
  * the projectors see them): the condition under which ray records can be separable. Only
  * then are the separable tables planned; the device's set-up then checks every pixel and
@@ -286,8 +322,8 @@ static void plan_into(part *s, dbtr__gpu_arena *a, size_t batch) {
   size_t nrec = batch * s->npix; /* at most nproj, which is counted without overflow */
   dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, k->r_size);
   dbtr__gpu_arena_plan(a, (void **)&s->lens, nrec, k->t_size);
-  dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, k->t_size);
-  if (s->transmission) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, k->t_size);
+  if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, k->t_size);
+  if (s->transmission && !s->projector) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->nproj, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, k->t_size);
@@ -296,8 +332,8 @@ static void plan_into(part *s, dbtr__gpu_arena *a, size_t batch) {
   dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * (size_t)s->nz, k->foot_size);
   dbtr__gpu_arena_plan(a, (void **)&s->sched, s->n_views, sizeof(int));
   dbtr__gpu_arena_plan(a, (void **)&s->all_views, s->n_views, sizeof(int));
-  dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
-  dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
+  if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->partial, s->n_partial, sizeof(double));
+  if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->fit, 1, sizeof(double));
   if (s->sep_possible) sep_plan(s, a);
 }
 
@@ -418,7 +454,8 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
   s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
   s->n_views = g->n_views;
   s->npix = g->n_rows * g->n_cols;
-  s->transmission = prob->algo == DBTR_ALGO_TRANSMISSION;
+  s->projector = prob->projector;
+  s->transmission = !s->projector && prob->algo == DBTR_ALGO_TRANSMISSION;
   s->update = s->transmission ? DBTR_UPDATE_TRANSMISSION : DBTR_UPDATE_EMISSION;
   s->n_subsets = prob->n_subsets;
   s->n_partial = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
@@ -465,6 +502,7 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
   /* The geometry and the grid were checked where the session opened (engine/session.h). */
   int rc = 0;
   int np = prob->gpus > 1 ? prob->gpus : 1;
+  if (prob->projector && np > 1) return dbtr_err(DBTR_EINVAL, "GPU projector: runs on one GPU, %d asked for", np);
   if (np > DBTR_GPUS_MAX) return dbtr_err(DBTR_EINVAL, "GPU backend: %d GPUs asked for, at most %d", np, DBTR_GPUS_MAX);
   dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
   part *parts[DBTR_GPUS_MAX] = {NULL};
@@ -484,11 +522,15 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
     return rc;
   }
   b->precision = k->precision;
-  b->load = load;
-  b->subset = subset;
-  b->get_volume = get_volume;
-  b->set_volume = set_volume;
-  b->get_projections = get_projections;
+  if (prob->projector) {
+    b->project = project;
+  } else {
+    b->load = load;
+    b->subset = subset;
+    b->get_volume = get_volume;
+    b->set_volume = set_volume;
+    b->get_projections = get_projections;
+  }
   s->common.memory.gpus = np;
   dbtr__gpu_memory_describe(&s->common.memory, b->memory, sizeof b->memory);
   *out = b;

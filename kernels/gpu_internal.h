@@ -87,6 +87,7 @@ struct dbtr__gpu_part {
   size_t n_views, npix, nproj, nvox, n_partial;
   size_t batch;      /* views whose ray records rays and lens hold: n_views (every view, in order) or a batch */
   int sep_possible;  /* the geometry can be separable (gpu_host.cu, sep_possible) */
+  int projector;     /* a projector's part (dbtr_problem.projector): no data, y, i0, partial sums or fit */
   int transmission;
   dbtr_update update; /* what the gathers do with each voxel's sums */
   size_t n_subsets;
@@ -129,10 +130,15 @@ struct dbtr__gpu_kernels {
   int (*sep_views)(const dbtr__gpu_part *s, size_t k0, size_t n);
   /* The set-up's remaining steps, over every view: the slots, their check, the row groups. */
   int (*sep_rest)(const dbtr__gpu_part *s);
-  /* The forward projection of views[p0 .. p1) of a device list of n, with the pixel terms, its
-   * blocks' partial sums of the data fit where one launch over the list would write them; with
+  /* The forward projection of views[p0 .. p1) of a device list of n into proj; with terms, the
+   * pixel terms too, and its blocks' partial sums of the data fit where one launch over the list
+   * would write them (without, a plain projection: y, i0, e and partial are not touched); with
    * setup, each ray's record made where it is used (batched), else read from rays and lens. */
-  int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int p0, int p1, int setup);
+  int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int p0, int p1, int setup, int terms);
+  /* The back projector's input of views k0 .. k0 + n of the plain projections proj (n_proj of
+   * T, on the device) into e, with the path lengths of slots 0 .. n (local: made for these views
+   * alone) or of the views themselves. */
+  int (*back_terms)(const dbtr__gpu_part *s, const void *proj, size_t k0, size_t n, int local);
   /* The data fit of a forward projection of n views: the partial sums in one fixed order. */
   int (*reduce_fit)(const dbtr__gpu_part *s, int n);
   /* The separable gather with the update over views[0 .. n), slices z0 .. z1. */

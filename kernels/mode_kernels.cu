@@ -154,7 +154,7 @@ __device__ void block_sum_store(double v, double *out) {
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
  * fast and from 7.69 to 5.80 in double, whose loop had grown to 54 registers (4 blocks); at 5
  * blocks every mode was slower. */
-template <int SETUP>
+template <int SETUP, int TERMS>
 __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
               const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
@@ -176,6 +176,7 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     }
     T l = g_forward_ray(ray, len, vol, nx, ny, nz);
     proj[p] = l;
+    if constexpr (!TERMS) return; /* a plain projection: no pixel terms, no data fit */
     if (transmission) {
       T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
       fit = dbtr_fit_transmission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l), DBTR_P_TO_D(yhat));
@@ -184,7 +185,19 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
       fit = dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
     }
   }
-  block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
+  if constexpr (TERMS) block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
+}
+
+/* The back projector's input (g_back_pixel) of views k0 .. k0 + n of the plain projections
+ * proj, as the gathers' pairs in e (the second term 0, which the update DBTR_UPDATE_BACK
+ * ignores); the path lengths are slot i's (local: records made for these views alone) or
+ * view k0 + i's. */
+__global__ void k_back_terms(const T *proj, const T *lens, int local, size_t k0, size_t n, size_t npix, T *e) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n * npix; i += (size_t)gridDim.x * blockDim.x) {
+    size_t p = k0 * npix + i;
+    e[2 * p] = g_back_pixel(proj[p], lens[local ? i : p]);
+    e[2 * p + 1] = DBTR_P_ZERO;
+  }
 }
 
 __global__ void k_reduce(const double *partial, size_t n, double *out) {
@@ -193,10 +206,12 @@ __global__ void k_reduce(const double *partial, size_t n, double *out) {
   block_sum_store(acc, out);
 }
 
-/* The update of voxel j from its two sums; update is a dbtr_update, DBTR_UPDATE_TRANSMISSION or
- * DBTR_UPDATE_EMISSION (the kernels take it as an int). */
+/* The update of voxel j from its two sums; update is a dbtr_update (the kernels take it as an
+ * int): the plain back projection's a1, or ML-EM's update. */
 __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
-  vol[j] = update == DBTR_UPDATE_TRANSMISSION ? g_transmission_voxel(vol[j], a1, a2) : g_emission_voxel(vol[j], a1, a2);
+  vol[j] = update == DBTR_UPDATE_BACK           ? a1
+           : update == DBTR_UPDATE_TRANSMISSION ? g_transmission_voxel(vol[j], a1, a2)
+                                                : g_emission_voxel(vol[j], a1, a2);
 }
 
 /* The gather back projection with the update, for separable views: one thread per
@@ -434,18 +449,31 @@ int sep_rest(const part *s) {
   return 0;
 }
 
-int forward(const part *s, const int *views, int n, int p0, int p1, int setup) {
+/* One launch of k_forward's instance <SETUP, TERMS> over views[p0 .. p1) of a list of n. */
+template <int SETUP, int TERMS>
+void launch_forward(const part *s, const int *views, int n, int p0, int p1) {
   unsigned blocks = (unsigned)(p1 - p0) * (unsigned)s->n_rows * (unsigned)s->col_tiles;
-  if (setup)
-    k_forward<1><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, NULL, NULL,
-                                         (const T *)s->vol, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
-                                         s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)n,
-                                         (unsigned)p0, (const VIEW *)s->views);
+  k_forward<SETUP, TERMS><<<blocks, DBTR_BLOCK>>>(
+      views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, SETUP ? NULL : (const R *)s->rays,
+      SETUP ? NULL : (const T *)s->lens, (const T *)s->vol, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
+      s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)n, (unsigned)p0, (const VIEW *)s->views);
+}
+
+int forward(const part *s, const int *views, int n, int p0, int p1, int setup, int terms) {
+  if (setup && terms)
+    launch_forward<1, 1>(s, views, n, p0, p1);
+  else if (setup)
+    launch_forward<1, 0>(s, views, n, p0, p1);
+  else if (terms)
+    launch_forward<0, 1>(s, views, n, p0, p1);
   else
-    k_forward<0><<<blocks, DBTR_BLOCK>>>(views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, (const R *)s->rays,
-                                         (const T *)s->lens, (const T *)s->vol, s->nx, s->ny, s->nz, (const T *)s->y,
-                                         (const T *)s->i0, s->transmission, (T *)s->proj, (T *)s->e, s->partial,
-                                         (unsigned)n, (unsigned)p0, NULL);
+    launch_forward<0, 0>(s, views, n, p0, p1);
+  DBTR_CUDA_LAUNCHED();
+  return 0;
+}
+
+int back_terms(const part *s, const void *proj, size_t k0, size_t n, int local) {
+  k_back_terms<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>((const T *)proj, (const T *)s->lens, local, k0, n, s->npix, (T *)s->e);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
@@ -481,7 +509,7 @@ int gather_pixels(const part *s, const int *views, int n, int local, void *carry
 const dbtr__gpu_kernels kernels = {
     DBTR_P_PREC,     sizeof(T),     sizeof(R),  sizeof(VIEW), sizeof(FOOT), sizeof(CROSS), sizeof(SLOTW),
     sizeof(GROUPW), view_of,      foot_of,    fill,         make_rays,    sep_views,     sep_rest,
-    forward,       reduce_fit,    gather_sep, gather_pixels};
+    forward,       back_terms,    reduce_fit, gather_sep,   gather_pixels};
 
 }  // namespace
 

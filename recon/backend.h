@@ -30,6 +30,9 @@ typedef struct {
   int gpus;                   /* GPUs a GPU backend spreads over: 0 or 1: one; n: devices gpu_first .. gpu_first + n - 1; -1: all */
   int gpu_first;              /* the first of them: 0, or a worker's own GPU (engine/batch.h) */
   int gpu_share;              /* 1: every one of those GPUs is device 0 (tests: the paths of several GPUs on one) */
+  /* 1: a projector (engine/projector.c): no data and no ML-EM state, only the projections of
+   * `project`, on one GPU; algo and the schedule are ignored. */
+  int projector;
 } dbtr_problem;
 
 /* The most GPUs one backend spreads over. */
@@ -69,6 +72,12 @@ struct dbtr_backend {
    * NULL on the GPU, whose state the two above copy out. A caller that only reads a state,
    * as dbtr validate recording its references does, needs no copy of its own then. */
   const void *(*host_state)(dbtr_backend *b, int proj);
+  /* A projector's backend (dbtr_problem.projector) has this entry alone, and no ML-EM entries
+   * above; other backends have it NULL. The plain projections of every view: out = A in (back
+   * 0: in a volume, out the projections) or out = A^T in (back 1), of T. With device 0 both are
+   * host memory; with device 1 both are the memory of the backend's GPU (the CPU backend
+   * refuses), contiguous, read and written in place. Returns once out holds the result. */
+  int (*project)(dbtr_backend *b, int back, const void *in, void *out, int device);
   void (*destroy)(dbtr_backend *b);
   void *impl;
   /* Set by the ML-EM driver for the duration of a subset when its caller watches progress

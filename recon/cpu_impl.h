@@ -12,15 +12,9 @@
  * each ray's crossings are computed and each voxel's candidate pixels tested, per pixel. Both
  * give every output the same terms in the same order, so the same bits. */
 
-/* The traits' types, as this file writes them; the product of two elements is the CPU's
- * (recon/cpu_arith.h), for the back projector's input. */
+/* The traits' types, as this file writes them. */
 #define CT DBTR_P_T
 #define CR DBTR_P_R
-#if DBTR_P_ID == DBTR_P_ID_DD
-#define CMUL(a, b) dbtr_dd_mul((a), (b))
-#else
-#define CMUL(a, b) ((a) * (b))
-#endif
 
 typedef struct {
   int nx, ny, nz, n_rows, n_cols;
@@ -274,6 +268,36 @@ static void CF(gather_views)(const CF(tables) * t, const size_t *views, size_t n
   }
 }
 
+/* ---- the plain projector ---- */
+
+static int CF(forward_all)(const CF(tables) * t, const CT *vol, CT *proj) {
+  size_t *views;
+  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
+  if (rc) return rc;
+  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
+  CF(forward_views)(t, views, t->n_views, vol, proj);
+  free(views);
+  return 0;
+}
+
+static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
+  size_t *views;
+  CT *e;
+  size_t np = t->n_views * t->n_pix;
+  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
+  if (rc) return rc;
+  if ((rc = dbtr_alloc((void **)&e, np, sizeof *e, "back projection input"))) {
+    free(views);
+    return rc;
+  }
+  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
+  for (size_t p = 0; p < np; p++) e[p] = PF(back_pixel)(proj[p], t->lens[p]);
+  CF(gather_views)(t, views, t->n_views, e, NULL, vol, DBTR_UPDATE_BACK);
+  free(e);
+  free(views);
+  return 0;
+}
+
 /* ---- the backend ---- */
 
 typedef struct {
@@ -368,6 +392,12 @@ static const void *CF(backend_host_state)(dbtr_backend *b, int proj) {
   return proj ? (const void *)s->proj : (const void *)s->vol;
 }
 
+static int CF(backend_project)(dbtr_backend *b, int back, const void *in, void *out, int device) {
+  CF(backend) *s = b->impl;
+  if (device) return dbtr_err(DBTR_EINVAL, "%s: the CPU reference takes arrays in host memory, not on a GPU", b->name);
+  return back ? CF(back_all)(&s->t, in, out) : CF(forward_all)(&s->t, in, out);
+}
+
 static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
   *out = NULL;
   dbtr_backend *b = calloc(1, sizeof *b);
@@ -381,6 +411,13 @@ static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
   b->destroy = CF(backend_destroy);
   s->prob = *prob;
   int rc = CF(tables_init)(&s->t, prob->geom, prob->grid, prob->threads);
+  if (prob->projector) {
+    /* A projector: the tables alone; the ML-EM entries stay NULL. */
+    b->project = CF(backend_project);
+    if (rc) CF(backend_destroy)(b);
+    *out = rc ? NULL : b;
+    return rc;
+  }
   size_t np = s->t.n_views * s->t.n_pix;
   if (!rc) rc = dbtr_alloc((void **)&s->y, np, sizeof(CT), "projections");
   if (!rc && prob->algo == DBTR_ALGO_TRANSMISSION) rc = dbtr_alloc((void **)&s->i0, np, sizeof(CT), "i0");
@@ -406,40 +443,8 @@ static int CF(backend_create)(dbtr_backend **out, const dbtr_problem *prob) {
   return 0;
 }
 
-/* ---- the plain projector ---- */
-
-static int CF(forward_all)(const CF(tables) * t, const CT *vol, CT *proj) {
-  size_t *views;
-  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
-  if (rc) return rc;
-  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
-  CF(forward_views)(t, views, t->n_views, vol, proj);
-  free(views);
-  return 0;
-}
-
-static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
-  size_t *views;
-  CT *e;
-  size_t np = t->n_views * t->n_pix;
-  int rc = dbtr_alloc((void **)&views, t->n_views, sizeof *views, "view list");
-  if (rc) return rc;
-  if ((rc = dbtr_alloc((void **)&e, np, sizeof *e, "back projection input"))) {
-    free(views);
-    return rc;
-  }
-  for (size_t k = 0; k < t->n_views; k++) views[k] = k;
-  /* A's entries are len x weight: fold len into the input, as the ML-EM pixel terms do. */
-  for (size_t p = 0; p < np; p++) e[p] = CMUL(proj[p], t->lens[p]);
-  CF(gather_views)(t, views, t->n_views, e, NULL, vol, DBTR_UPDATE_BACK);
-  free(e);
-  free(views);
-  return 0;
-}
-
 #undef CT
 #undef CR
-#undef CMUL
 #undef CF
 #undef PF
 #undef CSEP

@@ -479,6 +479,11 @@ static inline DBTR_HD void DBTR_FN(gather_view)(const DBTR_FOOT *f, const R *ray
     }
 }
 
+/* The back projector's input for one pixel's value v: A's entries are len x bilinear weight,
+ * and the gather weighs by the bilinear weight alone, so len is folded in here, as the ML-EM
+ * pixel terms below fold it. */
+static inline DBTR_HD T DBTR_FN(back_pixel)(T v, T len) { return MUL(v, len); }
+
 /* Transmission ML-convex, per pixel (Lange and Fessler 1995; for DBT, Wu et al. 2003):
  * from l = (A mu)_i, the measured counts y and i0, the two back projection inputs
  *   e1 = (yhat - y) len,  e2 = l yhat len,  yhat = i0 exp(-l).

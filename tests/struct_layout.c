@@ -76,6 +76,10 @@ static const layout_line layout[] = {
     FIELD(dbtr_recon_opts, init),
     FIELD(dbtr_recon_opts, backend),
 
+    STRUCT(dbtr_projector_opts),
+    FIELD(dbtr_projector_opts, backend),
+    FIELD(dbtr_projector_opts, device),
+
     STRUCT(dbtr_recon_file_opts),
     FIELD(dbtr_recon_file_opts, recon),
     FIELD(dbtr_recon_file_opts, iterations),
@@ -171,6 +175,8 @@ static const constant constants[] = {
     CONSTANT(DBTR_PREC_FLOAT),
     CONSTANT(DBTR_PREC_DOUBLE),
     CONSTANT(DBTR_PREC_DD),
+    CONSTANT(DBTR_MEMORY_HOST),
+    CONSTANT(DBTR_MEMORY_DEVICE),
 };
 
 int main(void) {

@@ -2,6 +2,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "phantoms/systems.h"
 #include "recon/cpu.h"
@@ -363,7 +364,68 @@ DBTR_TEST(refuses_steep_rays) {
   dbtr_geom_free(&g);
 }
 
+/* The engine's projector on the CPU (include/dbtr.h, dbtr_projector_*) is the CPU reference
+ * pair, bit for bit, in each precision; and it refuses what it cannot do, naming it. */
+DBTR_TEST(engine_projector_cpu) {
+  dbtr_geom g;
+  dbtr_grid grid;
+  REQUIRE_OK(test_small_problem("hologic", &g, &grid));
+  size_t nv = grid.nx * grid.ny * grid.nz, np = g.n_views * g.n_rows * g.n_cols;
+  static const char *const precs[3] = {"float", "double", "dd"};
+  for (int i = 0; i < 3; i++) {
+    dbtr_precision prec = (dbtr_precision)i;
+    size_t es = dbtr_precision_size(prec);
+    dbtr_projector_opts o = {.backend = {.backend = "cpu", .precision = precs[i], .threads = 2}};
+    dbtr_projector *p = NULL;
+    dbtr_cpu_projector *ref = NULL;
+    REQUIRE_OK(dbtr_projector_open(&p, &g, &grid, &o));
+    REQUIRE_OK(dbtr_cpu_projector_create(&ref, &g, &grid, prec, 3));
+    CHECK_EQ_INT((int)dbtr_projector_precision(p), (int)prec);
+    CHECK_EQ_INT(dbtr_projector_device(p), -1);
+    double *xd = malloc(nv * sizeof(double)), *yd = malloc(np * sizeof(double));
+    void *x = malloc(nv * es), *y = malloc(np * es), *a = malloc(np * es), *b = malloc(np * es);
+    void *va = malloc(nv * es), *vb = malloc(nv * es);
+    REQUIRE(xd && yd && x && y && a && b && va && vb);
+    test_rng_state = 7;
+    for (size_t j = 0; j < nv; j++) xd[j] = test_rnd();
+    for (size_t j = 0; j < np; j++) yd[j] = test_rnd();
+    dbtr_convert_from_double(prec, xd, nv, x);
+    dbtr_convert_from_double(prec, yd, np, y);
+    CHECK_OK(dbtr_projector_forward(p, x, a, DBTR_MEMORY_HOST));
+    CHECK_OK(dbtr_cpu_forward(ref, x, b));
+    CHECK(memcmp(a, b, np * es) == 0);
+    CHECK_OK(dbtr_projector_back(p, y, va, DBTR_MEMORY_HOST));
+    CHECK_OK(dbtr_cpu_back(ref, y, vb));
+    CHECK(memcmp(va, vb, nv * es) == 0);
+    /* The CPU reference takes host memory only. */
+    CHECK_EQ_INT(dbtr_projector_forward(p, x, a, DBTR_MEMORY_DEVICE), DBTR_EINVAL);
+    CHECK_STR_CONTAINS(dbtr_errmsg(), "host memory");
+    free(xd);
+    free(yd);
+    free(x);
+    free(y);
+    free(a);
+    free(b);
+    free(va);
+    free(vb);
+    dbtr_projector_close(&p);
+    dbtr_cpu_projector_destroy(&ref);
+  }
+  dbtr_projector *p = NULL;
+  dbtr_projector_opts two = {.backend = {.backend = "cpu", .gpus = 2}};
+  CHECK_EQ_INT(dbtr_projector_open(&p, &g, &grid, &two), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "one GPU");
+  dbtr_projector_opts bad = {.backend = {.mode = "fastest"}};
+  CHECK_EQ_INT(dbtr_projector_open(&p, &g, &grid, &bad), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "fastest");
+  dbtr_projector_opts far = {.backend = {.backend = "gpu"}, .device = 1000};
+  CHECK_EQ_INT(dbtr_projector_open(&p, &g, &grid, &far), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "device 1000");
+  CHECK(p == NULL);
+  dbtr_geom_free(&g);
+}
+
 DBTR_TEST_MAIN(adjoint_tiny, adjoint_hologic, adjoint_siemens, adjoint_ge, adjoint_thesis, adjoint_rotated_detector,
                forward_uniform_slab,
                threads_bitwise, slices_crossed_exact, refuses_steep_rays, floor_int,
-               refuses_sides_beyond_floor_range, floor_int_all_floats)
+               refuses_sides_beyond_floor_range, floor_int_all_floats, engine_projector_cpu)

@@ -42,6 +42,7 @@ QUANTITIES = ("counts", "line_integral")
 DTYPES = ("float32", "float64", "uint16", "uint32")
 I0_NONE, I0_SCALAR, I0_PER_VIEW, I0_PER_PIXEL, I0_FULL = range(5)
 PREC_FLOAT, PREC_DOUBLE, PREC_DD = 0, 1, 2  # dbtr_precision; a dd value is two float64, hi then lo
+MEMORY_HOST, MEMORY_DEVICE = 0, 1  # dbtr_memory
 SCAN_MAX_NOTES = 8  # DBTR_SCAN_MAX_NOTES
 
 _dp = POINTER(c_double)
@@ -78,6 +79,10 @@ class BackendOpts(ctypes.Structure):
 
 class ReconOpts(ctypes.Structure):
     _fields_ = [("subsets", c_size_t), ("algorithm", c_char_p), ("init", c_double), ("backend", BackendOpts)]
+
+
+class ProjectorOpts(ctypes.Structure):
+    _fields_ = [("backend", BackendOpts), ("device", c_int)]
 
 
 class DiffStats(ctypes.Structure):
@@ -130,6 +135,14 @@ _PROTOTYPES = {
     "dbtr_cpu_projector_destroy": (None, [POINTER(c_void_p)]),
     "dbtr_cpu_forward": (c_int, [c_void_p, c_void_p, c_void_p]),
     "dbtr_cpu_back": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "dbtr_projector_open": (c_int, [POINTER(c_void_p), POINTER(Geom), POINTER(Grid), POINTER(ProjectorOpts)]),
+    "dbtr_projector_backend": (c_char_p, [c_void_p]),
+    "dbtr_projector_fallback": (c_char_p, [c_void_p]),
+    "dbtr_projector_precision": (c_int, [c_void_p]),
+    "dbtr_projector_device": (c_int, [c_void_p]),
+    "dbtr_projector_forward": (c_int, [c_void_p, c_void_p, c_void_p, c_int]),
+    "dbtr_projector_back": (c_int, [c_void_p, c_void_p, c_void_p, c_int]),
+    "dbtr_projector_close": (None, [POINTER(c_void_p)]),
     "dbtr_recon_open": (c_int, [POINTER(c_void_p), POINTER(Scan), POINTER(Grid), POINTER(ReconOpts)]),
     "dbtr_recon_backend": (c_char_p, [c_void_p]),
     "dbtr_recon_fallback": (c_char_p, [c_void_p]),

@@ -107,5 +107,5 @@ def test_struct_layout_constants_match_c(c_side):
     mine = {"DBTR_SCAN_MAX_NOTES": _lib.SCAN_MAX_NOTES}
     mine.update({f"DBTR_QUANTITY_{q.upper()}": i for i, q in enumerate(_lib.QUANTITIES)})
     mine.update({f"DBTR_DTYPE_{d.upper()}": i for i, d in enumerate(_lib.DTYPES)})
-    mine.update({f"DBTR_{n}": getattr(_lib, n) for n in dir(_lib) if n.startswith(("I0_", "PREC_"))})
+    mine.update({f"DBTR_{n}": getattr(_lib, n) for n in dir(_lib) if n.startswith(("I0_", "PREC_", "MEMORY_"))})
     assert mine == c_side["constants"]
