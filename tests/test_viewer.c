@@ -246,12 +246,13 @@ DBTR_TEST(legend_text) {
   dbtr_view_legend_layout(&L, &s, "run/fast.tif", "run/cpu-float.tif", 640);
   CHECK_EQ_INT(L.scale, 2); /* 640 / 320 */
   CHECK_EQ_INT(L.width, 640);
-  REQUIRE(L.n_lines == 5);
+  REQUIRE(L.n_lines == 6);
   CHECK_STR_CONTAINS(L.lines[0], "A: run/fast.tif (shown)");
   CHECK_STR_CONTAINS(L.lines[1], "B: run/cpu-float.tif");
   CHECK_STR_CONTAINS(L.lines[2], "slice 2 of 0-9, z 4 mm"); /* origin 2 + 2 slices of 1 mm */
   CHECK_STR_CONTAINS(L.lines[3], "W 100 L 50: black 0, white 100");
-  CHECK_STR_CONTAINS(L.lines[4], "differ (> 8 ULP): 3 here, 6 in 3 slices");
+  CHECK_STR_CONTAINS(L.lines[4], "differ: > 8 ULP, overlay on");
+  CHECK_STR_CONTAINS(L.lines[5], "3 voxels here, 6 in 3 slices"); /* 3 + 1 + 2 in slices 2, 6, 7 */
   CHECK(L.key);
   CHECK_STR_CONTAINS(L.label_lo, "-1024");
   CHECK_STR_CONTAINS(L.label_hi, "+1024");
@@ -262,7 +263,7 @@ DBTR_TEST(legend_text) {
   dbtr_view_legend_layout(&L, &s, "a.tif", "b.tif", 640);
   CHECK(strstr(L.lines[0], "(shown)") == NULL);
   CHECK_STR_CONTAINS(L.lines[1], "B: b.tif (shown)");
-  CHECK_STR_CONTAINS(L.lines[4], "; overlay off");
+  CHECK_STR_CONTAINS(L.lines[4], "overlay off");
   CHECK_EQ_INT(L.key, 0);
   /* A narrow picture gets the minimum width, text scale 1; a long path keeps its end. */
   char longname[300];

@@ -353,7 +353,8 @@ DBTR_TEST(gl_legend_key) {
   CHECK_STR_CONTAINS(L.lines[0], "A: key_a.tif (shown)");
   CHECK_STR_CONTAINS(L.lines[2], "slice 1 of 0-2, z 1 mm");
   CHECK_STR_CONTAINS(L.lines[3], "W 100 L 50: black 0, white 100");
-  CHECK_STR_CONTAINS(L.lines[4], "differ (any bit): 4 here, 5 in 2 slices"); /* 4 on slice 1, 1 on slice 2 */
+  CHECK_STR_CONTAINS(L.lines[4], "differ: any bit, overlay on");
+  CHECK_STR_CONTAINS(L.lines[5], "4 voxels here, 5 in 2 slices"); /* 4 on slice 1, 1 on slice 2 */
   CHECK_STR_CONTAINS(L.label_hi, "+6");
   CHECK_STR_CONTAINS(L.caption, "linear");
   unsigned char *ref = malloc((size_t)pw * (size_t)L.height * 3);

@@ -70,8 +70,9 @@ static void text_lines(dbtr_view_legend *L, const dbtr_view_state *s, const char
     }
     char thr[64];
     dbtr_view_threshold_str(&s->thr, thr, sizeof thr);
-    snprintf(L->lines[L->n_lines++], DBTR_VIEW_LEGEND_COLS, "differ (%s): %zu here, %zu in %zu slices%s", thr,
-             s->diff_counts[s->slice], total, slices, s->diff_on ? "" : "; overlay off");
+    snprintf(L->lines[L->n_lines++], DBTR_VIEW_LEGEND_COLS, "differ: %s, overlay %s", thr, s->diff_on ? "on" : "off");
+    snprintf(L->lines[L->n_lines++], DBTR_VIEW_LEGEND_COLS, "%zu voxels here, %zu in %zu slices", s->diff_counts[s->slice],
+             total, slices);
   }
   /* Lines other than the names are a few dozen characters; a very narrow band cuts them. */
   for (int i = 0; i < L->n_lines; i++)
@@ -100,7 +101,7 @@ void dbtr_view_legend_layout(dbtr_view_legend *L, const dbtr_view_state *s, cons
              mode == DBTR_VIEW_THR_ULP ? " in ULP, log scale" : ", linear");
     y = L->key_y + L->key_h + 2 * ts + 2 * line_h;
   }
-  L->height = y + margin - 2 * ts; /* the last line's own spacing below is margin enough */
+  L->height = y + margin;
 }
 
 /* The key: the LEVELS blue cells (A < B, the largest magnitude at the left), a gap two
