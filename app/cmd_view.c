@@ -37,7 +37,7 @@ static int convert_size(const char *text, void *target, char *why, size_t why_le
 typedef struct {
   const char *files[2];
   size_t slice;
-  int slice_given, force, quiet, have_abs, have_ulp;
+  int slice_given, force, quiet, have_abs, have_ulp, have_scale, have_size, have_range;
   dbtr_view_opts o;
 } view_args;
 
@@ -59,10 +59,18 @@ static const cli_opt view_rows[] = {
     {"--threshold-ulp", 0, CLI_U64, offsetof(view_args, o.thr.ulp), "N",
      .help = "voxels differ where A and B are more than N floats apart\n(default: any bit differs)",
      .given = CLI_GIVEN(view_args, have_ulp)},
-    {"--opacity", 0, CLI_DOUBLE, offsetof(view_args, o.opacity), "A", .help = "overlay opacity, 0..1 (default 0.5)",
+    {"--diff-range", 0, CLI_DOUBLE, offsetof(view_args, o.diff_range), "R",
+     .help = "the overlay's colour scale ends at R (ULP or |A - B|, as the threshold)\n"
+             "(default: the largest difference, rounded up)",
+     .min = 0.0, .max = 1e300, .flags = CLI_ABOVE_MIN, .given = CLI_GIVEN(view_args, have_range)},
+    {"--opacity", 0, CLI_DOUBLE, offsetof(view_args, o.opacity), "A", .help = "overlay opacity, 0..1 (default 1)",
      .min = 0.0, .max = 1.0},
-    {"--size", 0, CLI_CUSTOM, offsetof(view_args, o), "WxH", .help = "window or screenshot size in pixels",
-     .convert = convert_size},
+    {"--size", 0, CLI_CUSTOM, offsetof(view_args, o), "WxH",
+     .help = "window size, or the screenshot's slice area, in pixels", .convert = convert_size,
+     .given = CLI_GIVEN(view_args, have_size)},
+    {"--scale", 0, CLI_INT, offsetof(view_args, o.scale), "N",
+     .help = "screenshot: N pixels per voxel (default: enough for 640 pixels)", .min = 1, .max = 32768,
+     .given = CLI_GIVEN(view_args, have_scale)},
     {"--screenshot", 0, CLI_STRING, offsetof(view_args, o.screenshot), "FILE.png",
      .help = "render one frame offscreen into FILE.png and exit"},
     {"--script", 0, CLI_STRING, offsetof(view_args, o.script), "KEYS",
@@ -73,9 +81,14 @@ static const cli_opt view_rows[] = {
 static int check_args(const char *cmd, view_args *a) {
   int two = a->files[1] != NULL;
   if (a->have_abs && a->have_ulp) return cli_usage_error(cmd, "give --threshold-abs or --threshold-ulp, not both");
-  if (!two && (a->o.diff || a->have_abs || a->have_ulp))
+  if (!two && (a->o.diff || a->have_abs || a->have_ulp || a->have_range))
     return cli_usage_error(cmd, "%s needs a second volume to compare with",
-                           a->o.diff ? "--diff" : (a->have_abs ? "--threshold-abs" : "--threshold-ulp"));
+                           a->o.diff ? "--diff"
+                           : a->have_abs ? "--threshold-abs"
+                           : a->have_ulp ? "--threshold-ulp"
+                                         : "--diff-range");
+  if (a->have_scale && a->have_size) return cli_usage_error(cmd, "give --scale or --size, not both");
+  if (a->have_scale && !a->o.screenshot) return cli_usage_error(cmd, "--scale sets a screenshot's size: add --screenshot");
   if (a->o.script) {
     const char *p = a->o.script;
     int key, rc;
@@ -115,7 +128,9 @@ int dbtr_cmd_view(int argc, char **argv) {
       .name = cmd,
       .usage = "VOLUME.tif [OTHER.tif] [options]",
       .about = "Shows one z slice at a time; with OTHER.tif, `d` overlays where the two differ\n"
-               "(red: VOLUME > OTHER, blue: VOLUME < OTHER, yellow: NaN in one of them).\n",
+               "(red: VOLUME > OTHER, blue: VOLUME < OTHER, pale to pure with the size of the\n"
+               "difference; yellow: NaN in one of them). A screenshot carries a legend: the files,\n"
+               "slice and z, window and level, the counts and the colour key with its scale.\n",
       .operand = "volume", .min_operands = 1, .max_operands = 2,
       CLI_GROUPS(groups),
       .epilog = "keys: wheel, Up/Down, PageUp/PageDown, Home/End: slices; n/p: next/previous slice\n"

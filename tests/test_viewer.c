@@ -132,26 +132,33 @@ DBTR_TEST(count_and_next) {
   size_t counts[NZ];
   dbtr_view_threshold any = {DBTR_VIEW_THR_ULP, 0.0, 0}, ulp1 = {DBTR_VIEW_THR_ULP, 0.0, 1},
                       big = {DBTR_VIEW_THR_ULP, 0.0, 1000}, abs4 = {DBTR_VIEW_THR_ABS, 4.0, 0};
-  dbtr_view_count_diffs(a, b, NX, NY, NZ, &any, counts);
+  double max_mag = -1.0;
+  dbtr_view_count_diffs(a, b, NX, NY, NZ, &any, counts, &max_mag);
   size_t expect_any[NZ] = {0, 2, 0, 0, 1, 0};
   for (int k = 0; k < NZ; k++) CHECK_EQ_U64(counts[k], expect_any[k]);
-  dbtr_view_count_diffs(a, b, NX, NY, NZ, &ulp1, counts);
+  /* The largest magnitude is voxel 7's: 9.5 against 4.5, 3.5 / 2^-21 floats up to 8 and
+   * 1.5 / 2^-20 from there, 7340032 + 1572864 ULP. */
+  CHECK_NEAR(max_mag, 8912896.0, 0.0);
+  dbtr_view_count_diffs(a, b, NX, NY, NZ, &ulp1, counts, NULL);
   CHECK_EQ_U64(counts[1], 1); /* the 1-ULP voxel drops out above 1 ULP */
   CHECK_EQ_U64(counts[4], 1);
-  dbtr_view_count_diffs(a, b, NX, NY, NZ, &big, counts);
+  dbtr_view_count_diffs(a, b, NX, NY, NZ, &big, counts, NULL);
   CHECK_EQ_U64(counts[4], 0); /* 1000 ULP is not > 1000 */
-  dbtr_view_count_diffs(a, b, NX, NY, NZ, &abs4, counts);
+  dbtr_view_count_diffs(a, b, NX, NY, NZ, &abs4, counts, &max_mag);
   CHECK_EQ_U64(counts[1], 1); /* only the difference of 5 exceeds 4 */
   CHECK_EQ_U64(counts[4], 0); /* 1000 ULP at 0 is far below 4 */
-  /* The mask of slice 1 carries the signs. */
+  CHECK_NEAR(max_mag, 5.0, 0.0); /* |A - B| of that voxel, exact in double */
+  /* The mask of slice 1 carries signed levels on the scale up to 2^24 ULP (the power of
+   * two above 8912896): the 1-ULP voxel is at the scale's bottom, level -1; voxel 7 at
+   * log2(8912896) / 24 = 0.962 of it, in the top level's share [15/16, 1). */
   float mask[PER];
-  dbtr_view_diff_mask(a + PER, b + PER, PER, &any, mask);
+  dbtr_view_diff_mask(a + PER, b + PER, PER, &any, 16777216.0, mask);
   for (int i = 0; i < PER; i++) {
-    int expect = i == 5 ? DBTR_VIEW_A_LESS : (i == 7 ? DBTR_VIEW_A_GREATER : DBTR_VIEW_SAME);
+    int expect = i == 5 ? -1 : (i == 7 ? DBTR_VIEW_LEVELS : 0);
     CHECK_EQ_INT((int)mask[i], expect);
   }
   /* Slices with differences under "any bit": 1 and 4. */
-  dbtr_view_count_diffs(a, b, NX, NY, NZ, &any, counts);
+  dbtr_view_count_diffs(a, b, NX, NY, NZ, &any, counts, NULL);
   CHECK_EQ_INT(dbtr_view_next_diff(counts, NZ, 0, 1), 1);
   CHECK_EQ_INT(dbtr_view_next_diff(counts, NZ, 1, 1), 4);
   CHECK_EQ_INT(dbtr_view_next_diff(counts, NZ, 4, 1), -1); /* none after the last: no wrap */
@@ -159,6 +166,201 @@ DBTR_TEST(count_and_next) {
   CHECK_EQ_INT(dbtr_view_next_diff(counts, NZ, 4, -1), 1);
   CHECK_EQ_INT(dbtr_view_next_diff(counts, NZ, 1, -1), -1);
   CHECK_EQ_INT(dbtr_view_next_diff(NULL, NZ, 1, 1), -1); /* no second volume */
+}
+
+DBTR_TEST(diff_scale) {
+  dbtr_view_threshold any = {DBTR_VIEW_THR_ULP, 0.0, 0}, abs0 = {DBTR_VIEW_THR_ABS, 0.0, 0};
+  /* 1000 ULP on a scale to 2^24: log2(1000) / 24 = 0.415 of it, 6.64 of 16 levels: level 7. */
+  float x = 1.0f, y = 1.0f;
+  for (int i = 0; i < 1000; i++) y = nextafterf(y, 2.0f);
+  CHECK_NEAR(dbtr_view_diff_magnitude(x, y, DBTR_VIEW_THR_ULP), 1000.0, 0.0);
+  CHECK_EQ_INT(dbtr_view_diff_level(x, y, &any, 16777216.0), -7); /* A < B: negative */
+  CHECK_EQ_INT(dbtr_view_diff_level(y, x, &any, 16777216.0), 7);
+  CHECK_EQ_INT(dbtr_view_diff_level(x, x, &any, 16777216.0), 0);
+  CHECK_EQ_INT(dbtr_view_diff_level(x, NAN, &any, 2.0), DBTR_VIEW_LEVEL_NAN);
+  /* Absolute: 5 on a linear scale to 8 is at 10/16, the start of level 11; to 10, at 8/16:
+   * level 9; to 5, the top. Beyond the range, still the top. All exact in binary. */
+  CHECK_EQ_INT(dbtr_view_diff_level(10.0f, 5.0f, &abs0, 8.0), 11);
+  CHECK_EQ_INT(dbtr_view_diff_level(5.0f, 10.0f, &abs0, 10.0), -9);
+  CHECK_EQ_INT(dbtr_view_diff_level(10.0f, 5.0f, &abs0, 5.0), DBTR_VIEW_LEVELS);
+  CHECK_EQ_INT(dbtr_view_diff_level(100.0f, 5.0f, &abs0, 5.0), DBTR_VIEW_LEVELS);
+  /* Round ranges. */
+  CHECK_NEAR(dbtr_view_nice_range(0.0, DBTR_VIEW_THR_ULP), 2.0, 0.0); /* at least 2: log2 of it divides */
+  CHECK_NEAR(dbtr_view_nice_range(3.0, DBTR_VIEW_THR_ULP), 4.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(1000.0, DBTR_VIEW_THR_ULP), 1024.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(0.0, DBTR_VIEW_THR_ABS), 1.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(5.0, DBTR_VIEW_THR_ABS), 5.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(5.5, DBTR_VIEW_THR_ABS), 10.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(130.0, DBTR_VIEW_THR_ABS), 200.0, 0.0);
+  CHECK_NEAR(dbtr_view_nice_range(3e-7, DBTR_VIEW_THR_ABS), 5e-7, 1e-22); /* 5 x pow(10, -7): a few ULPs of 5e-7 */
+  /* The colours: pale (the other channels at 200) to pure, yellow NaN. */
+  unsigned char c[3];
+  dbtr_view_diff_rgb(DBTR_VIEW_LEVELS, c);
+  CHECK(c[0] == 255 && c[1] == 0 && c[2] == 0);
+  dbtr_view_diff_rgb(-DBTR_VIEW_LEVELS, c);
+  CHECK(c[0] == 0 && c[1] == 0 && c[2] == 255);
+  dbtr_view_diff_rgb(1, c);
+  CHECK(c[0] == 255 && c[1] == 200 && c[2] == 200);
+  dbtr_view_diff_rgb(-8, c);
+  CHECK(c[0] == 107 && c[1] == 107 && c[2] == 255); /* 200 * 8 / 15 = 106.7 */
+  dbtr_view_diff_rgb(DBTR_VIEW_LEVEL_NAN, c);
+  CHECK(c[0] == 255 && c[1] == 255 && c[2] == 0);
+}
+
+DBTR_TEST(shot_size) {
+  /* tiny's 128 x 80 slice: 5 pixels a voxel, the smallest that reaches 640. */
+  dbtr_grid g = grid_of(128, 80, 24, 1.0, 1.0);
+  int w = 0, h = 0;
+  REQUIRE_OK(dbtr_view_shot_size(&g, 0, &w, &h));
+  CHECK_EQ_INT(w, 640);
+  CHECK_EQ_INT(h, 400);
+  REQUIRE_OK(dbtr_view_shot_size(&g, 2, &w, &h));
+  CHECK_EQ_INT(w, 256);
+  CHECK_EQ_INT(h, 160);
+  /* dy = 2 dx: twice as high; a slice wider than 640 keeps one pixel a voxel. */
+  g = grid_of(700, 100, 1, 0.1, 0.2);
+  REQUIRE_OK(dbtr_view_shot_size(&g, 0, &w, &h));
+  CHECK_EQ_INT(w, 700);
+  CHECK_EQ_INT(h, 200);
+  CHECK_EQ_INT(dbtr_view_shot_size(&g, 100, &w, &h), DBTR_EINVAL); /* 70000 pixels wide */
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "--scale 100");
+}
+
+/* The legend's state: 16 x 12 x 10 voxels from z = 2 mm, differences in slices 2, 6, 7. */
+static void legend_state(dbtr_view_state *s, const size_t *counts) {
+  dbtr_grid g = grid_of(16, 12, 10, 1.0, 1.0);
+  g.origin[2] = 2.0;
+  dbtr_view_state_init(s, &g, 1, 100.0, 50.0);
+  s->diff_counts = counts;
+  s->slice = 2;
+  s->diff_on = 1;
+  s->thr.ulp = 8;
+  s->diff_range = 1024.0;
+}
+
+DBTR_TEST(legend_text) {
+  size_t counts[10] = {0, 0, 3, 0, 0, 0, 1, 2, 0, 0};
+  dbtr_view_state s;
+  legend_state(&s, counts);
+  dbtr_view_legend L;
+  dbtr_view_legend_layout(&L, &s, "run/fast.tif", "run/cpu-float.tif", 640);
+  CHECK_EQ_INT(L.scale, 2); /* 640 / 320 */
+  CHECK_EQ_INT(L.width, 640);
+  REQUIRE(L.n_lines == 6);
+  CHECK_STR_CONTAINS(L.lines[0], "A: run/fast.tif (shown)");
+  CHECK_STR_CONTAINS(L.lines[1], "B: run/cpu-float.tif");
+  CHECK_STR_CONTAINS(L.lines[2], "slice 2 of 0-9, z 4 mm"); /* origin 2 + 2 slices of 1 mm */
+  CHECK_STR_CONTAINS(L.lines[3], "W 100 L 50: black 0, white 100");
+  CHECK_STR_CONTAINS(L.lines[4], "differ: > 8 ULP, overlay on");
+  CHECK_STR_CONTAINS(L.lines[5], "3 voxels here, 6 in 3 slices"); /* 3 + 1 + 2 in slices 2, 6, 7 */
+  CHECK(L.key);
+  CHECK_STR_CONTAINS(L.label_lo, "-1024");
+  CHECK_STR_CONTAINS(L.label_hi, "+1024");
+  CHECK_STR_CONTAINS(L.caption, "ULP, log scale");
+  /* Tab shows B; the overlay off drops the key and says so. */
+  s.show_b = 1;
+  s.diff_on = 0;
+  dbtr_view_legend_layout(&L, &s, "a.tif", "b.tif", 640);
+  CHECK(strstr(L.lines[0], "(shown)") == NULL);
+  CHECK_STR_CONTAINS(L.lines[1], "B: b.tif (shown)");
+  CHECK_STR_CONTAINS(L.lines[4], "overlay off");
+  CHECK_EQ_INT(L.key, 0);
+  /* A narrow picture gets the minimum width, text scale 1; a long path keeps its end. */
+  char longname[300];
+  memset(longname, 'x', sizeof longname);
+  snprintf(longname + 250, 50, "/the-file.tif");
+  dbtr_view_legend_layout(&L, &s, longname, "b.tif", 128);
+  CHECK_EQ_INT(L.scale, 1);
+  CHECK_EQ_INT(L.width, DBTR_VIEW_LEGEND_MIN_W);
+  CHECK_STR_CONTAINS(L.lines[0], "A: ...");
+  CHECK_STR_CONTAINS(L.lines[0], "x/the-file.tif");
+  /* (320 - 2 margins of 4) / 6 pixels a character: 52 characters fit. */
+  CHECK_EQ_INT(strlen(L.lines[0]), 52);
+  /* Absolute mode: a linear scale from 0. */
+  s.diff_on = 1;
+  s.thr.mode = DBTR_VIEW_THR_ABS;
+  s.thr.abs = 0.0;
+  s.diff_range = 0.002;
+  dbtr_view_legend_layout(&L, &s, "a.tif", "b.tif", 640);
+  CHECK_STR_CONTAINS(L.label_lo, "-0.002");
+  CHECK_STR_CONTAINS(L.label_in, "0");
+  CHECK_STR_CONTAINS(L.caption, "linear");
+}
+
+/* The pixel at (x, y) of an RGB image w wide. */
+static const unsigned char *px_at(const unsigned char *rgb, int w, int x, int y) {
+  return rgb + 3 * ((size_t)y * (size_t)w + (size_t)x);
+}
+
+DBTR_TEST(legend_pixels) {
+  size_t counts[10] = {0, 0, 3, 0, 0, 0, 1, 2, 0, 0};
+  dbtr_view_state s;
+  legend_state(&s, counts);
+  dbtr_view_legend L;
+  dbtr_view_legend_layout(&L, &s, "a.tif", "b.tif", 640);
+  int w = L.width, h = L.height;
+  unsigned char *rgb = malloc((size_t)w * (size_t)h * 3), *ref = malloc((size_t)w * (size_t)h * 3);
+  REQUIRE(rgb != NULL && ref != NULL);
+  dbtr_view_legend_draw(&L, rgb, 0);
+  /* Each key cell, at its centre, has its level's colour; the pixel left of the key is
+   * the background. */
+  unsigned char c[3];
+  for (int level = -DBTR_VIEW_LEVELS; level <= DBTR_VIEW_LEVEL_NAN; level++) {
+    if (level == 0) continue;
+    dbtr_view_diff_rgb(level, c);
+    const unsigned char *p = px_at(rgb, w, dbtr_view_legend_cell_x(&L, level) + L.cell_w / 2, L.key_y + L.key_h / 2);
+    if (memcmp(p, c, 3) != 0)
+      TEST__FAIL("key cell of level %d is (%d, %d, %d), expected (%d, %d, %d)", level, p[0], p[1], p[2], c[0], c[1],
+                 c[2]);
+  }
+  CHECK_EQ_INT(memcmp(px_at(rgb, w, L.key_x - 1, L.key_y), dbtr_view_background, 3), 0);
+  /* The blue cells run from the largest magnitude at the left to the smallest, then red
+   * from the smallest: the cells are in level order, one cell apart. */
+  CHECK_EQ_INT(dbtr_view_legend_cell_x(&L, -DBTR_VIEW_LEVELS), L.key_x);
+  CHECK_EQ_INT(dbtr_view_legend_cell_x(&L, 2) - dbtr_view_legend_cell_x(&L, 1), L.cell_w);
+  CHECK_GT(dbtr_view_legend_cell_x(&L, 1), dbtr_view_legend_cell_x(&L, -1));
+  /* The third line says the slice: the band's rows of that line are exactly the text
+   * drawn alone on the background; text is drawn at all (some pixel is not background). */
+  int y3 = 4 * L.scale + 2 * DBTR_VIEW_CHAR_H * L.scale, lh = DBTR_VIEW_CHAR_H * L.scale;
+  for (size_t i = 0; i < (size_t)w * (size_t)h; i++) memcpy(ref + 3 * i, dbtr_view_background, 3);
+  dbtr_view_text(ref, w, h, 4 * L.scale, y3, L.scale, "slice 2 of 0-9, z 4 mm", (const unsigned char[3]){235, 235, 235});
+  CHECK_EQ_INT(memcmp(rgb + 3 * (size_t)y3 * (size_t)w, ref + 3 * (size_t)y3 * (size_t)w, 3 * (size_t)lh * (size_t)w), 0);
+  size_t lit = 0;
+  for (size_t i = (size_t)y3 * (size_t)w; i < (size_t)(y3 + lh) * (size_t)w; i++) lit += rgb[3 * i] == 235;
+  /* The comparison above would also hold for two empty lines: 16 characters of "slice 2
+   * of 0-9, z 4 mm" are not spaces, each lights at least one font pixel, 4 image pixels
+   * at scale 2. */
+  CHECK_LE((size_t)16 * 4, lit);
+  free(rgb);
+  free(ref);
+}
+
+DBTR_TEST(font_glyphs) {
+  /* A few glyphs drawn at scale 1 and read back: 'I' is a bar with serifs, '-' one row,
+   * ' ' nothing, and a byte outside ASCII shows as '?'. */
+  unsigned char img[9 * 6 * 3], q[9 * 6 * 3];
+  const unsigned char white[3] = {255, 255, 255};
+  memset(img, 0, sizeof img);
+  dbtr_view_text(img, 6, 9, 0, 0, 1, "I", white);
+  static const char *I_rows[7] = {".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."};
+  for (int y = 0; y < 7; y++)
+    for (int x = 0; x < 5; x++) CHECK_EQ_INT(img[3 * (y * 6 + x)] == 255, I_rows[y][x] == '#');
+  for (int y = 0; y < 9; y++) CHECK_EQ_INT(img[3 * (y * 6 + 5)], 0); /* the spacing column */
+  memset(img, 0, sizeof img);
+  dbtr_view_text(img, 6, 9, 0, 0, 1, "-", white);
+  size_t lit = 0;
+  for (int i = 0; i < 9 * 6; i++) lit += img[3 * i] == 255;
+  CHECK_EQ_U64(lit, 5);
+  memset(img, 0, sizeof img);
+  dbtr_view_text(img, 6, 9, 0, 0, 1, " ", white);
+  for (size_t i = 0; i < sizeof img; i++) CHECK_EQ_INT(img[i], 0);
+  memset(img, 0, sizeof img);
+  memset(q, 0, sizeof q);
+  dbtr_view_text(img, 6, 9, 0, 0, 1, "\xe9", white);
+  dbtr_view_text(q, 6, 9, 0, 0, 1, "?", white);
+  CHECK_EQ_INT(memcmp(img, q, sizeof img), 0);
+  /* Clipped at the image's edges, never written past them (ASan watches). */
+  dbtr_view_text(img, 6, 9, -3, 5, 2, "WW", white);
 }
 
 DBTR_TEST(check_pair) {
@@ -272,7 +474,8 @@ DBTR_TEST(keys_display) {
   CHECK_EQ_INT(s.diff_on, 1);
   dbtr_view_key(&s, DBTR_VIEW_KEY_TAB);
   CHECK_EQ_INT(s.show_b, 1);
-  dbtr_view_key(&s, 'O');
+  CHECK_NEAR(s.opacity, 1.0, 0.0); /* the default: the colour carries the magnitude, unblended */
+  for (int i = 0; i < 4; i++) dbtr_view_key(&s, 'o');
   CHECK_NEAR(s.opacity, 0.6, 0.0); /* rounded to tenths: exactly the double nearest 0.6 */
   for (int i = 0; i < 8; i++) dbtr_view_key(&s, 'O');
   CHECK_NEAR(s.opacity, 1.0, 0.0); /* clamped */
@@ -369,5 +572,5 @@ DBTR_TEST(title_text) {
 }
 
 DBTR_TEST_MAIN(wl_map, percentiles_exact, percentiles_subsample, auto_window, classify_ulp, classify_abs,
-               count_and_next, check_pair, fit_aspect, keys_slices, keys_display, mouse_state_machine, script_parse,
-               title_text)
+               count_and_next, diff_scale, shot_size, legend_text, legend_pixels, font_glyphs, check_pair, fit_aspect,
+               keys_slices, keys_display, mouse_state_machine, script_parse, title_text)

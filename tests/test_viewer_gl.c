@@ -72,10 +72,12 @@ static void need_display(void) {
 
 /* ---- Rendering (need a display) ---------------------------------------------------- */
 
-/* Renders one screenshot of the given options to `path` and reads it back. */
-static unsigned char *shoot(const dbtr_view_input *in, dbtr_view_opts *o, const char *path, int *w, int *h) {
+/* Renders one screenshot of the given options to `path` and reads it back; final, when
+ * not NULL, receives the viewer's state (the colour scale's range among it). */
+static unsigned char *shoot_state(const dbtr_view_input *in, dbtr_view_opts *o, const char *path, int *w, int *h,
+                                  dbtr_view_state *final) {
   o->screenshot = path;
-  int rc = dbtr_view_run(in, o, NULL);
+  int rc = dbtr_view_run(in, o, final);
   if (rc) {
     fprintf(stderr, "dbtr_view_run: %s\n", dbtr_errmsg());
     return NULL;
@@ -83,6 +85,51 @@ static unsigned char *shoot(const dbtr_view_input *in, dbtr_view_opts *o, const 
   unsigned char *px = read_png(path, w, h);
   remove(path);
   return px;
+}
+
+/* The legend of a final state (whose per-slice counts the session has freed: they are
+ * counted again here, under the state's threshold) for a slice area sw pixels wide. */
+static void legend_of(dbtr_view_legend *L, const dbtr_view_state *st, const dbtr_view_input *in, int sw) {
+  dbtr_view_state s = *st;
+  size_t *counts = in->b ? malloc(in->grid.nz * sizeof *counts) : NULL;
+  if (counts) {
+    dbtr_view_count_diffs(in->a, in->b, in->grid.nx, in->grid.ny, in->grid.nz, &s.thr, counts, NULL);
+    s.diff_counts = counts;
+  }
+  dbtr_view_legend_layout(L, &s, in->name_a, in->name_b, sw);
+  free(counts);
+}
+
+/* The slice area (sw x sh, centred at the top) of a picture pw x ph that has the legend
+ * of state st below it; checks the picture's size first. NULL (a failure recorded) when
+ * it is not max(sw, the legend's minimum) x (sh + the legend's height). */
+static unsigned char *slice_area(const unsigned char *px, int pw, int ph, int sw, int sh, const dbtr_view_input *in,
+                                 const dbtr_view_state *st) {
+  dbtr_view_legend L;
+  legend_of(&L, st, in, sw);
+  int ew = sw > DBTR_VIEW_LEGEND_MIN_W ? sw : DBTR_VIEW_LEGEND_MIN_W;
+  if (pw != ew || ph != sh + L.height) {
+    TEST__FAIL("the picture is %d x %d, expected %d x %d (slice %d x %d, legend %d high)", pw, ph, ew, sh + L.height,
+               sw, sh, L.height);
+    return NULL;
+  }
+  unsigned char *out = malloc((size_t)sw * (size_t)sh * 3);
+  if (!out) return NULL;
+  int x0 = (pw - sw) / 2;
+  for (int y = 0; y < sh; y++)
+    memcpy(out + 3 * (size_t)y * (size_t)sw, px + 3 * ((size_t)y * (size_t)pw + (size_t)x0), 3 * (size_t)sw);
+  return out;
+}
+
+/* A screenshot's slice area, its size checked (see slice_area). */
+static unsigned char *shoot_slice(const dbtr_view_input *in, dbtr_view_opts *o, const char *path, int sw, int sh,
+                                  dbtr_view_state *st) {
+  int w = 0, h = 0;
+  unsigned char *px = shoot_state(in, o, path, &w, &h, st);
+  if (!px) return NULL;
+  unsigned char *area = slice_area(px, w, h, sw, sh, in, st);
+  free(px);
+  return area;
 }
 
 /* The allowance for 8-bit rounding: the shader computes the grey value in float and the
@@ -104,11 +151,10 @@ DBTR_TEST(gl_screenshot_grey) {
   o.level = 50.0;
   o.width = NX * PX;
   o.height = NY * PX;
-  int w = 0, h = 0;
-  unsigned char *px = shoot(&in, &o, "test_viewer_grey.png", &w, &h);
+  int w = NX * PX, h = NY * PX;
+  dbtr_view_state st;
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_grey.png", w, h, &st);
   REQUIRE(px != NULL);
-  CHECK_EQ_INT(w, NX * PX);
-  CHECK_EQ_INT(h, NY * PX);
   int bad = 0;
   for (int y = 0; y < h && bad < 5; y++)
     for (int x = 0; x < w && bad < 5; x++) {
@@ -138,10 +184,9 @@ DBTR_TEST(gl_screenshot_aspect) {
   o.level = 50.0;
   o.width = 128;
   o.height = 96;
-  int w = 0, h = 0;
-  unsigned char *px = shoot(&in, &o, "test_viewer_aspect.png", &w, &h);
+  dbtr_view_state st;
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_aspect.png", 128, 96, &st);
   REQUIRE(px != NULL);
-  REQUIRE(w == 128 && h == 96);
   for (int y = 0; y < 96; y += 5) {
     const unsigned char *l = px + 3 * ((size_t)y * 128 + 31), *r = px + 3 * ((size_t)y * 128 + 96);
     /* The background is blue-grey (B > R); the slice is grey (B == R). */
@@ -173,23 +218,26 @@ static float *overlay_b(const float *a) {
   return b;
 }
 
-/* The expected overlay colour of voxel (x, y) of slice 1, or -1 for none. */
-static int overlay_at(int x, int y, int ulp_thr) {
-  if (x == 3 && y == 2) return 0xff0000;
-  if (x == 10 && y == 7) return 0x0000ff;
-  if (x == 0 && y == 0 && ulp_thr < 1) return 0x0000ff;
-  if (x == 15 && y == 11) return 0xffff00;
-  return -1;
+/* The expected overlay colour of voxel (x, y) of slice 1 as 0xRRGGBB, or -1 for none:
+ * the colour of its level on the scale to `range`, which the viewer reports. */
+static int overlay_at(const float *a, const float *b, int x, int y, const dbtr_view_threshold *t, double range) {
+  size_t i = 16 * 12 + (size_t)y * 16 + (size_t)x;
+  int level = dbtr_view_diff_level(a[i], b[i], t, range);
+  if (level == 0) return -1;
+  unsigned char c[3];
+  dbtr_view_diff_rgb(level, c);
+  return c[0] << 16 | c[1] << 8 | c[2];
 }
 
 /* Checks every pixel of a 128 x 96 render of slice 1 at the given opacity. */
-static void check_overlay(const unsigned char *px, double opacity, int ulp_thr) {
+static void check_overlay(const unsigned char *px, const float *a, const float *b, double opacity,
+                          const dbtr_view_threshold *t, double range) {
   int bad = 0;
   for (int y = 0; y < 96 && bad < 5; y++)
     for (int x = 0; x < 128 && bad < 5; x++) {
       const unsigned char *p = px + 3 * ((size_t)y * 128 + (size_t)x);
       int g = dbtr_view_grey8((double)ramp((size_t)(x / 8), (size_t)(y / 8), 1), 100.0, 50.0);
-      int c = overlay_at(x / 8, y / 8, ulp_thr), e[3];
+      int c = overlay_at(a, b, x / 8, y / 8, t, range), e[3];
       for (int i = 0; i < 3; i++) {
         /* mix(grey, colour, opacity); at opacity 1 mix returns the colour exactly. */
         double col = c < 0 ? g : (double)((c >> (16 - 8 * i)) & 0xff);
@@ -202,6 +250,11 @@ static void check_overlay(const unsigned char *px, double opacity, int ulp_thr) 
         bad++;
       }
     }
+}
+
+/* The pixel of voxel (x, y) in a 128 x 96 render (8 x 8 pixels a voxel), at its centre. */
+static const unsigned char *voxel_px(const unsigned char *px, int x, int y) {
+  return px + 3 * ((size_t)(8 * y + 4) * 128 + (size_t)(8 * x + 4));
 }
 
 DBTR_TEST(gl_overlay_exact) {
@@ -218,27 +271,132 @@ DBTR_TEST(gl_overlay_exact) {
   o.width = 128; /* 8 px per voxel, nearest sampling: every voxel is an exact 8 x 8 block */
   o.height = 96;
   o.diff = 1;
-  o.opacity = 1.0;
-  int w, h;
-  unsigned char *px = shoot(&in, &o, "test_viewer_overlay.png", &w, &h);
-  REQUIRE(px != NULL && w == 128 && h == 96);
-  check_overlay(px, 1.0, 0);
+  dbtr_view_state st;
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_overlay.png", 128, 96, &st);
+  REQUIRE(px != NULL);
+  /* The scale's top is the largest ULP distance of the volume rounded up to a power of
+   * two (the rule is tested in test_viewer diff_scale; here, that the viewer applies it). */
+  size_t counts[3];
+  double max_mag = 0.0;
+  dbtr_view_count_diffs(a, b, 16, 12, 3, &o.thr, counts, &max_mag);
+  CHECK_NEAR(st.diff_range, dbtr_view_nice_range(max_mag, DBTR_VIEW_THR_ULP), 0.0);
+  check_overlay(px, a, b, 1.0, &o.thr, st.diff_range);
+  /* What the colours say, independently of the functions above: A > B red (red channel
+   * full, the others equal), A < B blue, the 1-ULP voxel the palest blue (200, 200, 255),
+   * NaN yellow. */
+  const unsigned char *r = voxel_px(px, 3, 2), *bl = voxel_px(px, 10, 7), *u = voxel_px(px, 0, 0),
+                      *ye = voxel_px(px, 15, 11);
+  CHECK(r[0] == 255 && r[1] == r[2] && r[1] < 200);
+  CHECK(bl[2] == 255 && bl[0] == bl[1] && bl[0] < 200);
+  CHECK(u[0] == 200 && u[1] == 200 && u[2] == 255);
+  CHECK(ye[0] == 255 && ye[1] == 255 && ye[2] == 0);
   free(px);
   /* Above 1 ULP the 1-ULP voxel is no longer coloured; the others still are. */
   o.thr.ulp = 1;
-  px = shoot(&in, &o, "test_viewer_overlay.png", &w, &h);
-  REQUIRE(px != NULL && w == 128 && h == 96);
-  check_overlay(px, 1.0, 1);
+  px = shoot_slice(&in, &o, "test_viewer_overlay.png", 128, 96, &st);
+  REQUIRE(px != NULL);
+  check_overlay(px, a, b, 1.0, &o.thr, st.diff_range);
   free(px);
   /* Half opacity blends the colour with the grey value. */
   o.thr.ulp = 0;
   o.opacity = 0.5;
-  px = shoot(&in, &o, "test_viewer_overlay.png", &w, &h);
-  REQUIRE(px != NULL && w == 128 && h == 96);
-  check_overlay(px, 0.5, 0);
+  px = shoot_slice(&in, &o, "test_viewer_overlay.png", 128, 96, &st);
+  REQUIRE(px != NULL);
+  check_overlay(px, a, b, 0.5, &o.thr, st.diff_range);
   free(px);
   free(a);
   free(b);
+}
+
+/* The magnitude scale and its key, in absolute mode with a given range of 6: the two
+ * differences of 5 at (3, 2) and (10, 7) (5 up to float rounding of 63.2 + 5) sit at 5/6
+ * of it, 13.3 of 16 levels, inside level 14 (A > B: +14, A < B: -14); the picture's key
+ * shows those same colours in those levels' cells, and the legend band is exactly the
+ * one the legend code draws for that state. */
+DBTR_TEST(gl_legend_key) {
+  need_display();
+  float *a = ramp_volume(16, 12, 3), *b = a ? overlay_b(a) : NULL;
+  REQUIRE(a != NULL && b != NULL);
+  dbtr_view_input in = {"key_a.tif", "key_b.tif", grid_of(16, 12, 3, 1.0, 1.0), a, b};
+  dbtr_view_opts o;
+  dbtr_view_opts_default(&o);
+  o.slice = 1;
+  o.have_window = o.have_level = 1;
+  o.window = 100.0;
+  o.level = 50.0;
+  o.width = 128;
+  o.height = 96;
+  o.diff = 1;
+  o.thr.mode = DBTR_VIEW_THR_ABS;
+  o.diff_range = 6.0;
+  dbtr_view_state st;
+  int pw = 0, ph = 0;
+  unsigned char *px = shoot_state(&in, &o, "test_viewer_key.png", &pw, &ph, &st);
+  REQUIRE(px != NULL);
+  CHECK_NEAR(st.diff_range, 6.0, 0.0); /* given: kept */
+  dbtr_view_legend L;
+  legend_of(&L, &st, &in, 128);
+  REQUIRE(pw == DBTR_VIEW_LEGEND_MIN_W && ph == 96 + L.height);
+  unsigned char *area = slice_area(px, pw, ph, 128, 96, &in, &st);
+  REQUIRE(area != NULL);
+  unsigned char c14[3], cm14[3];
+  dbtr_view_diff_rgb(14, c14);
+  dbtr_view_diff_rgb(-14, cm14);
+  CHECK_EQ_INT(memcmp(voxel_px(area, 3, 2), c14, 3), 0);
+  CHECK_EQ_INT(memcmp(voxel_px(area, 10, 7), cm14, 3), 0);
+  const unsigned char *band = px + 3 * (size_t)96 * (size_t)pw;
+  int ky = L.key_y + L.key_h / 2;
+  CHECK_EQ_INT(memcmp(band + 3 * ((size_t)ky * (size_t)pw + (size_t)(dbtr_view_legend_cell_x(&L, 14) + 1)), c14, 3), 0);
+  CHECK_EQ_INT(memcmp(band + 3 * ((size_t)ky * (size_t)pw + (size_t)(dbtr_view_legend_cell_x(&L, -14) + 1)), cm14, 3),
+               0);
+  /* The words: which files, the slice, the grey mapping, the counts, the scale. */
+  CHECK_STR_CONTAINS(L.lines[0], "A: key_a.tif (shown)");
+  CHECK_STR_CONTAINS(L.lines[2], "slice 1 of 0-2, z 1 mm");
+  CHECK_STR_CONTAINS(L.lines[3], "W 100 L 50: black 0, white 100");
+  CHECK_STR_CONTAINS(L.lines[4], "differ: any bit, overlay on");
+  CHECK_STR_CONTAINS(L.lines[5], "4 voxels here, 5 in 2 slices"); /* 4 on slice 1, 1 on slice 2 */
+  CHECK_STR_CONTAINS(L.label_hi, "+6");
+  CHECK_STR_CONTAINS(L.caption, "linear");
+  unsigned char *ref = malloc((size_t)pw * (size_t)L.height * 3);
+  REQUIRE(ref != NULL);
+  dbtr_view_legend_draw(&L, ref, 0);
+  CHECK_EQ_INT(memcmp(band, ref, (size_t)pw * (size_t)L.height * 3), 0);
+  free(ref);
+  free(area);
+  free(px);
+  free(a);
+  free(b);
+}
+
+/* Without --size, a small volume is scaled up by a whole number: 32 x 20 voxels at 20
+ * pixels each (the smallest factor reaching 640), or at the --scale given. */
+DBTR_TEST(gl_screenshot_scale) {
+  need_display();
+  float *a = ramp_volume(32, 20, 3);
+  REQUIRE(a != NULL);
+  dbtr_view_input in = {"scale.tif", NULL, grid_of(32, 20, 3, 1.0, 1.0), a, NULL};
+  dbtr_view_opts o;
+  dbtr_view_opts_default(&o);
+  o.slice = 1;
+  o.have_window = o.have_level = 1;
+  o.window = 1000.0;
+  o.level = 500.0;
+  dbtr_view_state st;
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_scale.png", 640, 400, &st);
+  REQUIRE(px != NULL);
+  /* Voxel (x, y) fills pixels 20x .. 20x + 19: its two corners have its grey value. */
+  for (int y = 0; y < 20; y += 7)
+    for (int x = 0; x < 32; x += 5) {
+      int g = dbtr_view_grey8((double)ramp((size_t)x, (size_t)y, 1), 1000.0, 500.0);
+      CHECK_LE(abs(px[3 * ((size_t)(20 * y) * 640 + (size_t)(20 * x))] - g), GREY_TOL);
+      CHECK_LE(abs(px[3 * ((size_t)(20 * y + 19) * 640 + (size_t)(20 * x + 19))] - g), GREY_TOL);
+    }
+  free(px);
+  o.scale = 3;
+  px = shoot_slice(&in, &o, "test_viewer_scale.png", 96, 60, &st);
+  CHECK(px != NULL);
+  free(px);
+  free(a);
 }
 
 /* 16 x 12 x 10 volumes differing in slices 2 (voxel (1, 1)), 6 ((4, 4)) and 7 ((8, 8)). */
@@ -275,14 +433,14 @@ DBTR_TEST(gl_script_next_diff) {
    * is red, slice 7's voxel (8, 8) is not shown. */
   o.script = "n,n,n,p,d";
   o.opacity = 1.0;
-  int w, h;
-  unsigned char *px = shoot(&in, &o, "test_viewer_script.png", &w, &h);
-  REQUIRE(px != NULL && w == 128 && h == 96);
-  const unsigned char *p44 = px + 3 * ((size_t)(4 * 8 + 4) * 128 + 4 * 8 + 4);
-  const unsigned char *p88 = px + 3 * ((size_t)(8 * 8 + 4) * 128 + 8 * 8 + 4);
-  CHECK_EQ_INT(p44[0], 255);
-  CHECK_EQ_INT(p44[1], 0);
-  CHECK_EQ_INT(p44[2], 0);
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_script.png", 128, 96, &st);
+  REQUIRE(px != NULL);
+  const unsigned char *p44 = voxel_px(px, 4, 4), *p88 = voxel_px(px, 8, 8);
+  unsigned char c[3];
+  size_t i44 = (6 * 12 + 4) * 16 + 4;
+  dbtr_view_diff_rgb(dbtr_view_diff_level(a[i44], b[i44], &o.thr, st.diff_range), c);
+  CHECK_EQ_INT(memcmp(p44, c, 3), 0);
+  CHECK(p44[0] == 255 && p44[1] == p44[2] && p44[1] < 200); /* red: A > B */
   CHECK_EQ_INT(p88[0], p88[2]); /* grey, not an overlay colour */
   free(px);
   free(a);
@@ -410,8 +568,23 @@ DBTR_TEST(gl_cmd_view) {
   CHECK_EQ_INT(run_status(cmd, NULL, out, sizeof out), 0);
   int w = 0, h = 0;
   unsigned char *px = read_png("test_viewer_cmd.png", &w, &h);
-  REQUIRE(px != NULL && w == 128 && h == 96);
-  check_overlay(px, 1.0, 0); /* the same picture as gl_overlay_exact, through the files */
+  REQUIRE(px != NULL);
+  /* The same picture as gl_overlay_exact, through the files: the viewer's state for these
+   * options is that one's (slice 1, W 100, L 50, the overlay on). */
+  dbtr_view_input in = {"test_viewer_cmd_a.tif", "test_viewer_cmd_b.tif", g, a, b};
+  dbtr_view_state st;
+  dbtr_view_state_init(&st, &g, 1, 100.0, 50.0);
+  size_t counts[3];
+  double max_mag = 0.0;
+  dbtr_view_count_diffs(a, b, 16, 12, 3, &st.thr, counts, &max_mag);
+  st.slice = 1;
+  st.diff_on = 1;
+  st.diff_counts = counts;
+  st.diff_range = dbtr_view_nice_range(max_mag, st.thr.mode);
+  unsigned char *area = slice_area(px, w, h, 128, 96, &in, &st);
+  REQUIRE(area != NULL);
+  check_overlay(area, a, b, 1.0, &st.thr, st.diff_range);
+  free(area);
   free(px);
   /* An existing screenshot is kept without --force (exit 2, bad arguments). */
   CHECK_EQ_INT(run_status(cmd, NULL, out, sizeof out), 2);
@@ -428,6 +601,17 @@ DBTR_TEST(gl_cmd_view) {
   snprintf(cmd, sizeof cmd, "'%s' view test_viewer_cmd_a.tif --diff 2>&1", exe);
   CHECK_EQ_INT(run_status(cmd, NULL, out, sizeof out), 2);
   CHECK_STR_CONTAINS(out, "--diff needs a second volume");
+  snprintf(cmd, sizeof cmd, "'%s' view test_viewer_cmd_a.tif --screenshot x.png --scale 2 --size 64x64 2>&1", exe);
+  CHECK_EQ_INT(run_status(cmd, NULL, out, sizeof out), 2);
+  CHECK_STR_CONTAINS(out, "--scale or --size");
+  /* --scale 3: 48 x 36 pixels of slice in a picture as wide as the legend's minimum. */
+  snprintf(cmd, sizeof cmd, "'%s' view test_viewer_cmd_a.tif --screenshot test_viewer_cmd.png --scale 3 --force 2>&1", exe);
+  CHECK_EQ_INT(run_status(cmd, NULL, out, sizeof out), 0);
+  px = read_png("test_viewer_cmd.png", &w, &h);
+  REQUIRE(px != NULL);
+  CHECK_EQ_INT(w, DBTR_VIEW_LEGEND_MIN_W);
+  CHECK_GT(h, 36);
+  free(px);
   remove("test_viewer_cmd.png");
   remove("test_viewer_cmd_a.tif");
   remove("test_viewer_cmd_b.tif");
@@ -458,12 +642,13 @@ DBTR_TEST(gl_large_volume) {
   o.height = (int)ny / 2;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int w, h;
-  unsigned char *px = shoot(&in, &o, "test_viewer_large.png", &w, &h);
+  int w = 1152, h = 598;
+  dbtr_view_state st;
+  unsigned char *px = shoot_slice(&in, &o, "test_viewer_large.png", w, h, &st);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("2304 x 1196 x 45 pair: percentiles, diff counts, one slice rendered and written in %.2f s\n",
          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
-  REQUIRE(px != NULL && w == 1152 && h == 598);
+  REQUIRE(px != NULL);
   size_t red = 0;
   for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
     const unsigned char *p = px + 3 * i;
@@ -478,5 +663,5 @@ DBTR_TEST(gl_large_volume) {
   free(b);
 }
 
-DBTR_TEST_MAIN(gl_screenshot_grey, gl_screenshot_aspect, gl_overlay_exact, gl_script_next_diff, gl_xdotool_keys,
-               gl_cmd_view, gl_large_volume)
+DBTR_TEST_MAIN(gl_screenshot_grey, gl_screenshot_aspect, gl_overlay_exact, gl_legend_key, gl_screenshot_scale,
+               gl_script_next_diff, gl_xdotool_keys, gl_cmd_view, gl_large_volume)

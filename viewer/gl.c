@@ -1,5 +1,5 @@
 /* viewer/gl.c: draws one slice with OpenGL 3.3 core. The volume never goes to the GPU:
- * only the slice on screen does, as three GL_R32F textures (A, B and the diff mask), so a
+ * only the slice on screen does, as three GL_R32F textures (A, B and the diff levels), so a
  * 2304 x 1196 x 45 volume costs three 11 MB uploads, not 500 MB. Window/level and the
  * overlay are applied in the fragment shader on the float values. */
 #include "viewer/internal.h"
@@ -23,50 +23,52 @@ static const char *vertex_src =
     "  v_tex = c;\n"
     "}\n";
 
-/* The grey value is dbtr_view_wl_map in float. The mask is sampled nearest when a screen
- * pixel covers at most one voxel; when it covers several (zoomed out), every voxel under
- * the pixel is looked at (up to 16 per axis), so a single differing voxel never vanishes
- * from the overlay. NaN classes win, then the more frequent sign. The footprint's edges
- * are pulled in by 0.01 voxel: where they fall on a voxel boundary (zoom 1/2, 1/4), float
- * rounding of the texture coordinate must not add the neighbour's voxel; any voxel still
- * overlaps some pixel's footprint by at least half a voxel, so none is lost. */
+/* The grey value is dbtr_view_wl_map in float. The mask holds each voxel's level
+ * (dbtr_view_diff_level: 0, +-1 .. +-u_levels, u_levels + 1 for NaN), and its colour
+ * comes from the table texture, so the shader computes no colour of its own. The mask is
+ * sampled nearest when a screen pixel covers at most one voxel; when it covers several
+ * (zoomed out), every voxel under the pixel is looked at (up to 16 per axis), so a single
+ * differing voxel never vanishes from the overlay: NaN wins, then the largest magnitude
+ * (A > B on a tie). The footprint's edges are pulled in by 0.01 voxel: where they fall on
+ * a voxel boundary (zoom 1/2, 1/4), float rounding of the texture coordinate must not add
+ * the neighbour's voxel; any voxel still overlaps some pixel's footprint by at least half
+ * a voxel, so none is lost. */
 static const char *fragment_src =
     "#version 330 core\n"
     "in vec2 v_tex;\n"
     "out vec4 frag;\n"
     "uniform sampler2D u_img;\n"
     "uniform sampler2D u_mask;\n"
+    "uniform sampler2D u_cmap;\n"
     "uniform float u_lo;\n"
     "uniform float u_window;\n"
     "uniform float u_opacity;\n"
     "uniform vec2 u_foot;\n"
-    "float mask_class() {\n"
+    "uniform int u_levels;\n"
+    "float mask_level() {\n"
     "  if (u_foot.x <= 1.0 && u_foot.y <= 1.0) return texture(u_mask, v_tex).r;\n"
     "  ivec2 size = textureSize(u_mask, 0);\n"
     "  vec2 t = v_tex * vec2(size);\n"
     "  vec2 h = 0.5 * max(u_foot, vec2(1.0));\n"
     "  ivec2 a = clamp(ivec2(floor(t - h + 0.01)), ivec2(0), size - 1);\n"
     "  ivec2 b = min(clamp(ivec2(ceil(t + h - 0.01)) - 1, ivec2(0), size - 1), a + 15);\n"
-    "  float pos = 0.0, neg = 0.0, nan = 0.0;\n"
+    "  float best = 0.0;\n"
     "  for (int y = a.y; y <= b.y; y++)\n"
     "    for (int x = a.x; x <= b.x; x++) {\n"
     "      float m = texelFetch(u_mask, ivec2(x, y), 0).r;\n"
-    "      pos += float(m > 0.5 && m < 1.5);\n"
-    "      neg += float(m < -0.5);\n"
-    "      nan += float(m > 1.5);\n"
+    "      if (m > float(u_levels)) return m;\n"
+    "      if (abs(m) > abs(best) || (m == -best && m > 0.0)) best = m;\n"
     "    }\n"
-    "  if (nan > 0.0) return 2.0;\n"
-    "  if (pos + neg == 0.0) return 0.0;\n"
-    "  return pos >= neg ? 1.0 : -1.0;\n"
+    "  return best;\n"
     "}\n"
     "void main() {\n"
     "  float v = texture(u_img, v_tex).r;\n"
     "  float g = isnan(v) ? 0.0 : clamp((v - u_lo) / u_window, 0.0, 1.0);\n"
     "  vec3 c = vec3(g);\n"
     "  if (u_opacity > 0.0) {\n"
-    "    float m = mask_class();\n"
+    "    float m = mask_level();\n"
     "    if (m != 0.0) {\n"
-    "      vec3 o = m > 1.5 ? vec3(1.0, 1.0, 0.0) : (m > 0.0 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 0.0, 1.0));\n"
+    "      vec3 o = texelFetch(u_cmap, ivec2(int(m) + u_levels, 0), 0).rgb;\n"
     "      c = mix(c, o, u_opacity);\n"
     "    }\n"
     "  }\n"
@@ -118,6 +120,8 @@ static int link_program(dbtr__view_gl *g) {
   g->u_foot = glGetUniformLocation(g->prog, "u_foot");
   g->u_img = glGetUniformLocation(g->prog, "u_img");
   g->u_mask = glGetUniformLocation(g->prog, "u_mask");
+  g->u_cmap = glGetUniformLocation(g->prog, "u_cmap");
+  g->u_levels = glGetUniformLocation(g->prog, "u_levels");
   return 0;
 }
 
@@ -136,8 +140,8 @@ int dbtr__gl_init(dbtr__view_gl *g, size_t nx, size_t ny) {
     return rc;
   }
   glGenVertexArrays(1, &g->vao);
-  glGenTextures(3, g->tex);
-  for (int i = 0; i < 3; i++) {
+  glGenTextures(DBTR__N_TEX, g->tex);
+  for (int i = 0; i < DBTR__N_TEX; i++) {
     glActiveTexture((GLenum)(GL_TEXTURE0 + i));
     glBindTexture(GL_TEXTURE_2D, g->tex[i]);
     /* Nearest: every screen pixel shows one voxel's own value, never a blend of two. */
@@ -146,8 +150,19 @@ int dbtr__gl_init(dbtr__view_gl *g, size_t nx, size_t ny) {
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, (GLsizei)nx, (GLsizei)ny, 0, GL_RED, GL_FLOAT, NULL);
+    if (i != DBTR__TEX_CMAP)
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, (GLsizei)nx, (GLsizei)ny, 0, GL_RED, GL_FLOAT, NULL);
   }
+  /* Index level + LEVELS; the NaN level comes right after LEVELS, so it is the last. */
+  unsigned char cmap[2 * DBTR_VIEW_LEVELS + 2][4];
+  for (int i = 0; i < 2 * DBTR_VIEW_LEVELS + 2; i++) {
+    dbtr_view_diff_rgb(i - DBTR_VIEW_LEVELS, cmap[i]);
+    cmap[i][3] = 255;
+  }
+  glActiveTexture((GLenum)(GL_TEXTURE0 + DBTR__TEX_CMAP));
+  glBindTexture(GL_TEXTURE_2D, g->tex[DBTR__TEX_CMAP]);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 2 * DBTR_VIEW_LEVELS + 2, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, cmap);
   GLenum e = glGetError();
   if (e != GL_NO_ERROR) {
     dbtr__gl_free(g);
@@ -167,8 +182,8 @@ void dbtr__gl_upload(dbtr__view_gl *g, int which, const float *slice) {
 
 void dbtr__gl_draw(const dbtr__view_gl *g, const dbtr_view_state *s, int fb_w, int fb_h) {
   glViewport(0, 0, fb_w, fb_h);
-  /* A blue-grey background, which no grey value of the slice can be mistaken for. */
-  glClearColor(0.08f, 0.08f, 0.12f, 1.0f);
+  const unsigned char *bg = dbtr_view_background;
+  glClearColor(bg[0] / 255.0f, bg[1] / 255.0f, bg[2] / 255.0f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (fb_w <= 0 || fb_h <= 0) return;
   dbtr_view_rect r =
@@ -184,7 +199,9 @@ void dbtr__gl_draw(const dbtr__view_gl *g, const dbtr_view_state *s, int fb_w, i
   glUniform2f(g->u_foot, (float)((double)s->nx / r.w), (float)((double)s->ny / r.h));
   glUniform1i(g->u_img, s->have_b && s->show_b ? DBTR__TEX_B : DBTR__TEX_A);
   glUniform1i(g->u_mask, DBTR__TEX_MASK);
-  for (int i = 0; i < 3; i++) {
+  glUniform1i(g->u_cmap, DBTR__TEX_CMAP);
+  glUniform1i(g->u_levels, DBTR_VIEW_LEVELS); /* levels above it are NaN */
+  for (int i = 0; i < DBTR__N_TEX; i++) {
     glActiveTexture((GLenum)(GL_TEXTURE0 + i));
     glBindTexture(GL_TEXTURE_2D, g->tex[i]);
   }
@@ -238,9 +255,9 @@ int dbtr__gl_read_rgb(int w, int h, unsigned char *rgb) {
 void dbtr__gl_free(dbtr__view_gl *g) {
   if (g->fbo) glDeleteFramebuffers(1, &g->fbo);
   if (g->rbo) glDeleteRenderbuffers(1, &g->rbo);
-  if (g->tex[0]) glDeleteTextures(3, g->tex);
+  if (g->tex[0]) glDeleteTextures(DBTR__N_TEX, g->tex);
   if (g->vao) glDeleteVertexArrays(1, &g->vao);
   if (g->prog) glDeleteProgram(g->prog);
   g->fbo = g->rbo = g->vao = g->prog = 0;
-  g->tex[0] = g->tex[1] = g->tex[2] = 0;
+  memset(g->tex, 0, sizeof g->tex);
 }

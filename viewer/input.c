@@ -39,7 +39,7 @@ void dbtr_view_state_init(dbtr_view_state *s, const dbtr_grid *grid, int have_b,
   s->abs_step0 = pow(10.0, floor(log10(s->window)) - 6.0);
   s->slice = grid->nz / 2;
   s->zoom = 1.0;
-  s->opacity = 0.5;
+  s->opacity = 1.0;
   s->thr.mode = DBTR_VIEW_THR_ULP;
 }
 

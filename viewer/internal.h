@@ -12,13 +12,15 @@
 
 #include "viewer/viewer.h"
 
-/* Texture units: the slice of A, of B, and the diff mask of this slice. */
-enum { DBTR__TEX_A = 0, DBTR__TEX_B = 1, DBTR__TEX_MASK = 2 };
+/* Texture units: the slice of A, of B, the diff levels of this slice (the first three
+ * (ny, nx) GL_R32F), and the overlay's colour table (2 LEVELS + 2 RGBA8 texels: levels
+ * -LEVELS..LEVELS, then NaN), filled once from dbtr_view_diff_rgb. */
+enum { DBTR__TEX_A = 0, DBTR__TEX_B = 1, DBTR__TEX_MASK = 2, DBTR__TEX_CMAP = 3, DBTR__N_TEX = 4 };
 
 typedef struct {
   GLuint prog, vao;
-  GLuint tex[3]; /* (ny, nx) GL_R32F each */
-  GLint u_rect, u_lo, u_window, u_opacity, u_foot, u_img, u_mask;
+  GLuint tex[DBTR__N_TEX];
+  GLint u_rect, u_lo, u_window, u_opacity, u_foot, u_img, u_mask, u_cmap, u_levels;
   GLuint fbo, rbo; /* the offscreen target of a screenshot, 0 otherwise */
   size_t nx, ny;
 } dbtr__view_gl;

@@ -14,6 +14,8 @@
 #include "recon/compare.h"
 #include "recon/error.h"
 
+const unsigned char dbtr_view_background[3] = {20, 20, 31};
+
 double dbtr_view_wl_map(double v, double window, double level) {
   double g = (v - (level - 0.5 * window)) / window;
   /* !(g > 0) also catches NaN, which shows black rather than whatever clamp makes of it. */
@@ -110,20 +112,83 @@ void dbtr_view_threshold_str(const dbtr_view_threshold *t, char *buf, size_t n) 
 }
 
 void dbtr_view_count_diffs(const float *a, const float *b, size_t nx, size_t ny, size_t nz,
-                           const dbtr_view_threshold *t, size_t *counts) {
+                           const dbtr_view_threshold *t, size_t *counts, double *max_mag) {
   size_t per = nx * ny;
-  /* One thread owns each slice's count, so the counts do not depend on the thread count. */
-#pragma omp parallel for schedule(dynamic, 1)
+  double top = 0.0;
+  /* One thread owns each slice's count, so the counts do not depend on the thread count;
+   * a maximum does not depend on the order it is taken in. */
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : top)
   for (size_t k = 0; k < nz; k++) {
     const float *sa = a + k * per, *sb = b + k * per;
     size_t c = 0;
-    for (size_t i = 0; i < per; i++) c += dbtr_view_classify(sa[i], sb[i], t) != DBTR_VIEW_SAME;
+    for (size_t i = 0; i < per; i++) {
+      int cls = dbtr_view_classify(sa[i], sb[i], t);
+      if (cls == DBTR_VIEW_SAME) continue;
+      c++;
+      if (cls != DBTR_VIEW_NAN) top = fmax(top, dbtr_view_diff_magnitude(sa[i], sb[i], t->mode));
+    }
     counts[k] = c;
   }
+  if (max_mag) *max_mag = top;
 }
 
-void dbtr_view_diff_mask(const float *a, const float *b, size_t n, const dbtr_view_threshold *t, float *mask) {
-  for (size_t i = 0; i < n; i++) mask[i] = (float)dbtr_view_classify(a[i], b[i], t);
+double dbtr_view_diff_magnitude(float a, float b, dbtr_view_thr_mode mode) {
+  if (mode == DBTR_VIEW_THR_ULP) return (double)dbtr_ulp_distance_f(a, b);
+  return fabs((double)a - (double)b);
+}
+
+double dbtr_view_scale_pos(double m, dbtr_view_thr_mode mode, double range) {
+  if (mode == DBTR_VIEW_THR_ULP) return range > 1.0 ? log2(fmax(m, 1.0)) / log2(range) : 1.0;
+  return range > 0.0 ? m / range : 1.0;
+}
+
+int dbtr_view_diff_level(float a, float b, const dbtr_view_threshold *t, double range) {
+  int cls = dbtr_view_classify(a, b, t);
+  if (cls == DBTR_VIEW_SAME || cls == DBTR_VIEW_NAN) return cls == DBTR_VIEW_NAN ? DBTR_VIEW_LEVEL_NAN : 0;
+  /* Level k covers scale positions [(k-1)/L, k/L); the top one also everything beyond. */
+  double f = dbtr_view_scale_pos(dbtr_view_diff_magnitude(a, b, t->mode), t->mode, range);
+  double k = floor(f * DBTR_VIEW_LEVELS) + 1.0;
+  int level = k >= DBTR_VIEW_LEVELS ? DBTR_VIEW_LEVELS : (k < 1.0 ? 1 : (int)k);
+  return cls == DBTR_VIEW_A_GREATER ? level : -level;
+}
+
+void dbtr_view_diff_rgb(int level, unsigned char rgb[3]) {
+  if (level == DBTR_VIEW_LEVEL_NAN) {
+    rgb[0] = rgb[1] = 255;
+    rgb[2] = 0;
+    return;
+  }
+  if (level == 0) {
+    memcpy(rgb, dbtr_view_background, 3);
+    return;
+  }
+  /* The other two channels fall from 200 (pale, still clearly tinted against any grey,
+   * since one channel is 255) at level 1 to 0 at the last level. */
+  int k = abs(level) > DBTR_VIEW_LEVELS ? DBTR_VIEW_LEVELS : abs(level);
+  unsigned char other = (unsigned char)lround(200.0 * (double)(DBTR_VIEW_LEVELS - k) / (DBTR_VIEW_LEVELS - 1));
+  rgb[0] = level > 0 ? 255 : other;
+  rgb[1] = other;
+  rgb[2] = level > 0 ? other : 255;
+}
+
+double dbtr_view_nice_range(double max_mag, dbtr_view_thr_mode mode) {
+  if (mode == DBTR_VIEW_THR_ULP) {
+    double r = 2.0;
+    while (r < max_mag && r < 0x1p64) r *= 2.0;
+    return r;
+  }
+  if (!(max_mag > 0.0) || !isfinite(max_mag)) return 1.0;
+  double decade = pow(10.0, floor(log10(max_mag)));
+  /* pow and log10 may land a hair off an exact power of ten: step until the value fits. */
+  static const double steps[] = {1.0, 2.0, 5.0, 10.0, 20.0};
+  for (int i = 0; i < 5; i++)
+    if (steps[i] * decade >= max_mag) return steps[i] * decade;
+  return 50.0 * decade;
+}
+
+void dbtr_view_diff_mask(const float *a, const float *b, size_t n, const dbtr_view_threshold *t, double range,
+                         float *mask) {
+  for (size_t i = 0; i < n; i++) mask[i] = (float)dbtr_view_diff_level(a[i], b[i], t, range);
 }
 
 long dbtr_view_next_diff(const size_t *counts, size_t nz, size_t from, int dir) {
@@ -155,6 +220,18 @@ dbtr_view_rect dbtr_view_fit(double w_mm, double h_mm, int vw, int vh, double zo
   r.x = 0.5 * ((double)vw - r.w) + pan_x;
   r.y = 0.5 * ((double)vh - r.h) + pan_y;
   return r;
+}
+
+int dbtr_view_shot_size(const dbtr_grid *g, int scale, int *w, int *h) {
+  double nx = (double)g->nx, aspect = (double)g->ny * g->dy / g->dx;
+  double s = scale > 0 ? scale : fmax(1.0, ceil(DBTR_VIEW_SHOT_MIN_W / nx));
+  double pw = nx * s, ph = fmax(1.0, round(aspect * s));
+  if (pw > DBTR_VIEW_SHOT_MAX || ph > DBTR_VIEW_SHOT_MAX)
+    return dbtr_err(DBTR_EINVAL, "--scale %.0f: a slice of %zu x %zu voxels would be %.0f x %.0f pixels (%d at most)",
+                    s, g->nx, g->ny, pw, ph, DBTR_VIEW_SHOT_MAX);
+  *w = (int)pw;
+  *h = (int)ph;
+  return 0;
 }
 
 int dbtr_view_pick(const dbtr_view_rect *r, size_t nx, size_t ny, double px, double py, size_t *ix, size_t *iy) {

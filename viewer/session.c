@@ -43,10 +43,18 @@ static void on_glfw_error(int code, const char *msg) {
   snprintf(glfw_msg, sizeof glfw_msg, "%s (GLFW error 0x%x)", msg ? msg : "?", (unsigned)code);
 }
 
-static void apply(session *S, unsigned ch) {
+/* Counts the differences under the current threshold; the colour scale follows the
+ * largest of them unless the user fixed it. */
+static void count(session *S) {
   const dbtr_view_input *in = S->in;
+  double max_mag = 0.0;
+  dbtr_view_count_diffs(in->a, in->b, in->grid.nx, in->grid.ny, in->grid.nz, &S->st.thr, S->counts, &max_mag);
+  if (!S->st.diff_range_fixed) S->st.diff_range = dbtr_view_nice_range(max_mag, S->st.thr.mode);
+}
+
+static void apply(session *S, unsigned ch) {
   if ((ch & DBTR_VIEW_CH_THRESHOLD) && S->counts) {
-    dbtr_view_count_diffs(in->a, in->b, in->grid.nx, in->grid.ny, in->grid.nz, &S->st.thr, S->counts);
+    count(S);
     S->stale = 1;
   }
   if (ch & DBTR_VIEW_CH_SLICE) S->stale = 1;
@@ -61,7 +69,7 @@ static void upload(session *S) {
   dbtr__gl_upload(&S->gl, DBTR__TEX_A, in->a + off);
   if (in->b) {
     dbtr__gl_upload(&S->gl, DBTR__TEX_B, in->b + off);
-    dbtr_view_diff_mask(in->a + off, in->b + off, per, &S->st.thr, S->mask);
+    dbtr_view_diff_mask(in->a + off, in->b + off, per, &S->st.thr, S->st.diff_range, S->mask);
     dbtr__gl_upload(&S->gl, DBTR__TEX_MASK, S->mask);
   }
   S->stale = 0;
@@ -186,6 +194,11 @@ static int check_input(const dbtr_view_input *in, const dbtr_view_opts *o) {
   if (!(o->opacity >= 0.0 && o->opacity <= 1.0))
     return dbtr_err(DBTR_EINVAL, "--opacity %g: must be between 0 and 1", o->opacity);
   if (o->width < 0 || o->height < 0) return dbtr_err(DBTR_EINVAL, "--size %dx%d: must be positive", o->width, o->height);
+  if (o->scale < 0) return dbtr_err(DBTR_EINVAL, "--scale %d: must be positive", o->scale);
+  if (o->scale > 0 && (o->width > 0 || o->height > 0))
+    return dbtr_err(DBTR_EINVAL, "--scale %d and --size %dx%d: give one of them", o->scale, o->width, o->height);
+  if (!(o->diff_range >= 0.0) || !isfinite(o->diff_range))
+    return dbtr_err(DBTR_EINVAL, "--diff-range %g: must be positive", o->diff_range);
   return 0;
 }
 
@@ -211,11 +224,13 @@ static int prepare(session *S, const dbtr_view_opts *o) {
   S->st.diff_on = o->diff;
   S->st.opacity = o->opacity;
   S->st.thr = o->thr;
+  S->st.diff_range = o->diff_range;
+  S->st.diff_range_fixed = o->diff_range > 0.0;
   if (in->b) {
     int rc = dbtr_alloc((void **)&S->counts, g->nz, sizeof *S->counts, "viewer diff counts");
     if (!rc) rc = dbtr_alloc((void **)&S->mask, g->nx * g->ny, sizeof *S->mask, "viewer diff mask");
     if (rc) return rc;
-    dbtr_view_count_diffs(in->a, in->b, g->nx, g->ny, g->nz, &S->st.thr, S->counts);
+    count(S);
     S->st.diff_counts = S->counts;
   }
   S->stale = 1;
@@ -223,13 +238,26 @@ static int prepare(session *S, const dbtr_view_opts *o) {
   return 0;
 }
 
-/* The slice at its natural aspect, one pixel per voxel along x; an interactive window is
- * scaled to fit WIN_MAX_W x WIN_MAX_H. An explicit --size wins. */
-static void pick_size(const dbtr_view_input *in, const dbtr_view_opts *o, int *w, int *h) {
-  double nw = (double)in->grid.nx, nh = (double)in->grid.ny * in->grid.dy / in->grid.dx;
-  double s = o->screenshot ? 1.0 : fmin(WIN_MAX_W / nw, WIN_MAX_H / nh);
-  *w = o->width > 0 ? o->width : (int)fmax(1.0, round(nw * s));
-  *h = o->height > 0 ? o->height : (int)fmax(1.0, round(nh * s));
+/* An interactive window: the slice at its natural aspect, scaled to fit WIN_MAX_W x
+ * WIN_MAX_H; a screenshot's slice area: dbtr_view_shot_size. An explicit --size wins. */
+static int pick_size(const dbtr_view_input *in, const dbtr_view_opts *o, int *w, int *h) {
+  if (o->width > 0 && o->height > 0) {
+    *w = o->width;
+    *h = o->height;
+    return 0;
+  }
+  if (o->screenshot) {
+    int rc = dbtr_view_shot_size(&in->grid, o->scale, w, h);
+    if (rc) return rc;
+  } else {
+    double nw = (double)in->grid.nx, nh = (double)in->grid.ny * in->grid.dy / in->grid.dx;
+    double s = fmin(WIN_MAX_W / nw, WIN_MAX_H / nh);
+    *w = (int)fmax(1.0, round(nw * s));
+    *h = (int)fmax(1.0, round(nh * s));
+  }
+  if (o->width > 0) *w = o->width;
+  if (o->height > 0) *h = o->height;
+  return 0;
 }
 
 /* OpenGL 3.3 core, which the shaders need; forward compatible, which macOS requires of core contexts. */
@@ -281,17 +309,31 @@ static int run_script(session *S, const char *script) {
   return rc < 0 ? rc : 0;
 }
 
+/* The slice area (w x h, rendered offscreen) on top, centred when the legend is wider;
+ * the legend below it. */
 static int screenshot(session *S, const dbtr_view_opts *o, int w, int h) {
   int rc = dbtr__gl_offscreen(&S->gl, w, h);
   if (rc) return rc;
   upload(S);
   dbtr__gl_draw(&S->gl, &S->st, w, h);
-  unsigned char *rgb;
-  size_t row = (size_t)w * 3;
-  rc = dbtr_alloc((void **)&rgb, row, (size_t)h, "screenshot");
-  if (rc) return rc;
-  rc = dbtr__gl_read_rgb(w, h, rgb);
-  if (!rc) rc = dbtr_view_write_png(o->screenshot, rgb, w, h);
+  dbtr_view_legend L;
+  dbtr_view_legend_layout(&L, &S->st, S->in->name_a, S->in->name_b, w);
+  int pw = L.width, ph = h + L.height, x0 = (pw - w) / 2;
+  if (ph > DBTR_VIEW_SHOT_MAX)
+    return dbtr_err(DBTR_EINVAL, "--size %dx%d: with its legend the picture would be %d pixels high (%d at most)", w,
+                    h, ph, DBTR_VIEW_SHOT_MAX);
+  unsigned char *slice = NULL, *rgb = NULL;
+  rc = dbtr_alloc((void **)&slice, (size_t)w * 3, (size_t)h, "screenshot");
+  if (!rc) rc = dbtr_alloc((void **)&rgb, (size_t)pw * 3, (size_t)ph, "screenshot with legend");
+  if (!rc) rc = dbtr__gl_read_rgb(w, h, slice);
+  if (!rc) {
+    for (size_t i = 0; i < (size_t)pw * (size_t)h; i++) memcpy(rgb + 3 * i, dbtr_view_background, 3);
+    for (size_t y = 0; y < (size_t)h; y++)
+      memcpy(rgb + 3 * (y * (size_t)pw + (size_t)x0), slice + 3 * y * (size_t)w, 3 * (size_t)w);
+    dbtr_view_legend_draw(&L, rgb, h);
+    rc = dbtr_view_write_png(o->screenshot, rgb, pw, ph);
+  }
+  free(slice);
   free(rgb);
   return rc;
 }
@@ -314,7 +356,7 @@ static void loop(session *S, int quit_now) {
 void dbtr_view_opts_default(dbtr_view_opts *o) {
   memset(o, 0, sizeof *o);
   o->slice = -1;
-  o->opacity = 0.5;
+  o->opacity = 1.0;
   o->thr.mode = DBTR_VIEW_THR_ULP;
 }
 
@@ -325,7 +367,7 @@ int dbtr_view_run(const dbtr_view_input *in, const dbtr_view_opts *opts, dbtr_vi
   int rc = check_input(in, opts);
   if (!rc) rc = prepare(&S, opts);
   int w = 0, h = 0, gl_ready = 0;
-  pick_size(in, opts, &w, &h);
+  if (!rc) rc = pick_size(in, opts, &w, &h);
   if (!rc) rc = open_window(&S, opts, w, h);
   if (!rc) rc = dbtr__gl_init(&S.gl, in->grid.nx, in->grid.ny);
   if (!rc) gl_ready = 1;

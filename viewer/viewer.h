@@ -51,11 +51,37 @@ enum { DBTR_VIEW_SAME = 0, DBTR_VIEW_A_GREATER = 1, DBTR_VIEW_A_LESS = -1, DBTR_
 int dbtr_view_classify(float a, float b, const dbtr_view_threshold *t);
 /* "any bit", "|A-B| > 0.001" or "> 4 ULP". */
 void dbtr_view_threshold_str(const dbtr_view_threshold *t, char *buf, size_t n);
-/* counts[k] = differing voxels of slice k, for the nz slices of nx*ny voxels. */
+/* counts[k] = differing voxels of slice k, for the nz slices of nx*ny voxels; *max_mag,
+ * when not NULL, the largest magnitude (dbtr_view_diff_magnitude) of a differing voxel
+ * of the volume, NaN pairs left out (0 when none differs). */
 void dbtr_view_count_diffs(const float *a, const float *b, size_t nx, size_t ny, size_t nz,
-                           const dbtr_view_threshold *t, size_t *counts);
-/* mask[i] = the class of (a[i], b[i]) as a float, for one slice of n voxels. */
-void dbtr_view_diff_mask(const float *a, const float *b, size_t n, const dbtr_view_threshold *t, float *mask);
+                           const dbtr_view_threshold *t, size_t *counts, double *max_mag);
+
+/* The overlay's colour scale. A differing voxel's magnitude is measured in the
+ * threshold's unit: its ULP distance in ULP mode, |A - B| in ABS mode. The scale runs
+ * from the smallest magnitude to `range`, in DBTR_VIEW_LEVELS equal steps: in ULP mode on
+ * a log scale from 1 ULP to range ULPs (ULP distances span orders of magnitude, and
+ * explode near zero), in ABS mode linearly from 0 to range. Level k in 1..LEVELS is
+ * signed like A - B; 0 is "same"; NaN against a number is DBTR_VIEW_LEVEL_NAN. A
+ * magnitude at or beyond range gets the last level. */
+enum { DBTR_VIEW_LEVELS = 16, DBTR_VIEW_LEVEL_NAN = DBTR_VIEW_LEVELS + 1 };
+/* The ULP distance of a and b (ULP mode) or |a - b| in double (ABS mode). */
+double dbtr_view_diff_magnitude(float a, float b, dbtr_view_thr_mode mode);
+/* Where magnitude m sits on the scale, 0 .. 1 (unclamped). */
+double dbtr_view_scale_pos(double m, dbtr_view_thr_mode mode, double range);
+/* The level of (a, b): 0, +-1 .. +-LEVELS or DBTR_VIEW_LEVEL_NAN. */
+int dbtr_view_diff_level(float a, float b, const dbtr_view_threshold *t, double range);
+/* The colour of a level (the key and the shader's colour table both come from here):
+ * red for A > B and blue for A < B, from pale at level 1 to pure (255, 0, 0) and
+ * (0, 0, 255) at LEVELS; yellow for NaN; level 0 has none and gives the background. */
+void dbtr_view_diff_rgb(int level, unsigned char rgb[3]);
+/* The scale's top for a largest magnitude max_mag: in ULP mode the smallest power of two
+ * >= max_mag, at least 2; in ABS mode the smallest 1, 2 or 5 x 10^k >= max_mag, or 1 when
+ * max_mag is 0. Round numbers, so that the key reads plainly. */
+double dbtr_view_nice_range(double max_mag, dbtr_view_thr_mode mode);
+/* mask[i] = the level of (a[i], b[i]) as a float, for one slice of n voxels. */
+void dbtr_view_diff_mask(const float *a, const float *b, size_t n, const dbtr_view_threshold *t, double range,
+                         float *mask);
 /* The nearest slice after (dir > 0) or before (dir < 0) `from` with counts > 0, or -1. */
 long dbtr_view_next_diff(const size_t *counts, size_t nz, size_t from, int dir);
 /* Returns DBTR_EINVAL, naming both files and their dims, unless the grids' dims match. */
@@ -117,6 +143,8 @@ typedef struct {
   int diff_on;               /* d: overlay on */
   double opacity;            /* o/O: overlay opacity in [0, 1] */
   dbtr_view_threshold thr;
+  double diff_range;    /* the top of the overlay's colour scale, in the threshold's unit */
+  int diff_range_fixed; /* given by the user: kept when t/T change the threshold */
   int vw, vh; /* viewport, framebuffer pixels */
   /* A drag in progress. */
   int drag_button;
@@ -125,7 +153,7 @@ typedef struct {
 } dbtr_view_state;
 
 /* Sets up the state for a grid: middle slice, the given window/level (also the reset
- * values), zoom 1, overlay off, opacity 0.5, threshold "any bit". */
+ * values), zoom 1, overlay off, opacity 1, threshold "any bit". */
 void dbtr_view_state_init(dbtr_view_state *s, const dbtr_grid *grid, int have_b, double window, double level);
 /* Feeds one key (see the enum above and docs/viewer.md); returns DBTR_VIEW_CH_* flags. */
 unsigned dbtr_view_key(dbtr_view_state *s, int key);
@@ -155,6 +183,49 @@ typedef struct {
 void dbtr_view_title(const dbtr_view_state *s, const char *name_a, const char *name_b, const dbtr_view_probe *probe,
                      char *buf, size_t n);
 
+/* ---- The legend under a screenshot -------------------------------------------------- */
+
+/* The colour around the slice and under the legend, RGB: blue-grey, which no grey value
+ * of the slice can be mistaken for. */
+extern const unsigned char dbtr_view_background[3];
+
+/* A character cell of the legend's font: 5 x 7 pixels of glyph, one column of space to
+ * its right and two rows below. */
+enum { DBTR_VIEW_CHAR_W = 6, DBTR_VIEW_CHAR_H = 9 };
+/* Draws text into an RGB image w x h pixels (3 * w bytes a row) with the top left of its
+ * first cell at (x, y), each font pixel as scale x scale image pixels; whatever falls
+ * outside the image is clipped. Characters outside printable ASCII show as '?'. */
+void dbtr_view_text(unsigned char *rgb, int w, int h, int x, int y, int scale, const char *text,
+                    const unsigned char colour[3]);
+
+/* The legend is a band under the slice: the file names (which one is shown), the slice
+ * index and z, window and level with the values shown black and white, the threshold and
+ * the diff counts, and, with the overlay on, its colour key with the scale's numbers. */
+enum { DBTR_VIEW_LEGEND_LINES = 6, DBTR_VIEW_LEGEND_COLS = 200, DBTR_VIEW_LEGEND_MIN_W = 320 };
+typedef struct {
+  int scale;         /* image pixels per font pixel */
+  int width, height; /* the band's size in pixels */
+  int n_lines;
+  char lines[DBTR_VIEW_LEGEND_LINES][DBTR_VIEW_LEGEND_COLS]; /* text, top first, cut to the width */
+  int key;                  /* the colour key is drawn (B given, overlay on) */
+  int key_x, key_y, key_h;  /* the key's left edge and its bar's rows, in the band */
+  int cell_w;               /* one level's cell */
+  char label_lo[32], label_in[32], label_hi[32]; /* at the key's ends and its middle: -range, -1 / 0, range */
+  char caption[96];         /* what the colours measure */
+} dbtr_view_legend;
+
+/* The integer text scale for a slice area slice_w pixels wide: one per
+ * DBTR_VIEW_LEGEND_MIN_W pixels, 1 to 4; the band is max(slice_w, LEGEND_MIN_W) wide. */
+int dbtr_view_legend_scale(int slice_w);
+/* Lays out the legend of state s under a slice area slice_w pixels wide. */
+void dbtr_view_legend_layout(dbtr_view_legend *L, const dbtr_view_state *s, const char *name_a, const char *name_b,
+                             int slice_w);
+/* The left edge, in the band, of the key's cell for a level (-LEVELS..LEVELS but 0, or
+ * DBTR_VIEW_LEVEL_NAN); the cell is L->cell_w wide (the NaN one twice that). */
+int dbtr_view_legend_cell_x(const dbtr_view_legend *L, int level);
+/* Draws the band into rows y0 .. y0 + L->height - 1 of an RGB image L->width wide. */
+void dbtr_view_legend_draw(const dbtr_view_legend *L, unsigned char *rgb, int y0);
+
 /* ---- The GLFW/OpenGL session ------------------------------------------------------- */
 
 typedef struct {
@@ -169,9 +240,11 @@ typedef struct {
   int have_window, have_level;
   double window, level;  /* used when have_window / have_level; else from the 1st and 99th percentiles */
   int diff;              /* start with the overlay on (needs b) */
-  double opacity;        /* overlay opacity, 0..1 */
+  double opacity;        /* overlay opacity, 0..1 (default 1: the colour is a magnitude, shown unblended) */
   dbtr_view_threshold thr;
-  int width, height;     /* window or screenshot size in pixels; 0 for automatic */
+  int width, height;     /* window size, or a screenshot's slice area, in pixels; 0 for automatic */
+  int scale;             /* a screenshot's pixels per voxel along x; 0 for automatic (see dbtr_view_shot_size) */
+  double diff_range;     /* the top of the overlay's colour scale; 0: from the volumes (dbtr_view_nice_range) */
   const char *script;    /* keys fed through the input handler before the user's, or NULL */
   int quit_after_script; /* close once the script has run */
   const char *screenshot; /* PNG path: render one frame offscreen, write it, return */
@@ -184,6 +257,13 @@ void dbtr_view_opts_default(dbtr_view_opts *o);
 int dbtr_view_run(const dbtr_view_input *in, const dbtr_view_opts *opts, dbtr_view_state *final);
 /* 1 when a hidden window with an OpenGL 3.3 core context can be made here, else 0. */
 int dbtr_view_display_available(void);
+
+/* A screenshot's slice area without --size: `scale` pixels per voxel along x (automatic
+ * when 0: the smallest that makes it at least DBTR_VIEW_SHOT_MIN_W wide, so that a small
+ * volume is still readable), its height from the voxels' aspect. DBTR_EINVAL, naming
+ * --scale, beyond DBTR_VIEW_SHOT_MAX pixels a side. */
+enum { DBTR_VIEW_SHOT_MIN_W = 640, DBTR_VIEW_SHOT_MAX = 32768 };
+int dbtr_view_shot_size(const dbtr_grid *g, int scale, int *w, int *h);
 
 /* Writes 8-bit RGB rows (top row first, 3 * width bytes each) as a PNG, atomically. */
 int dbtr_view_write_png(const char *path, const unsigned char *rgb, int width, int height);
