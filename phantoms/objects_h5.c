@@ -277,9 +277,9 @@ int dbtr_phantom_read(dbtr_phantom *p, const char *path, int *found) {
     if (!rc) rc = read_column(&r, "kind", 0, 1, NULL, NULL);
     if (!rc) rc = read_rows(&r, p);
     if (!rc) {
-      double e = NAN;
+      double e = (double)NAN;
       hid_t a = H5Aexists(r.grp, "energy_kev") > 0 ? H5Aopen(r.grp, "energy_kev", H5P_DEFAULT) : H5I_INVALID_HID;
-      if (a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &e) < 0) e = NAN;
+      if (a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &e) < 0) e = (double)NAN;
       dbtr__h5_close(&a, H5Aclose);
       p->energy_kev = e;
       p->name = "phantom";
