@@ -9,6 +9,7 @@
 #include "app/run.h"
 #include "io/memory.h"
 #include "io/volume.h"
+#include "phantoms/objects_h5.h"
 #include "recon/error.h"
 
 typedef struct {
@@ -77,7 +78,8 @@ int dbtr_cmd_phantom(int argc, char **argv) {
       .name = cmd,
       .usage = "-o SCAN.h5 [options]",
       .about = "Simulates a DBT scan of an analytic phantom: exact line integrals through its shapes for\n"
-               "every detector pixel, then Poisson counts (docs/phantoms.md).\n",
+               "every detector pixel, then Poisson counts (docs/phantoms.md). The scan file records\n"
+               "where each object is and what it is made of (/phantom), for dbtr quality.\n",
       CLI_GROUPS(groups),
   };
   int ex;
@@ -107,8 +109,14 @@ int dbtr_cmd_phantom(int argc, char **argv) {
 
   dbtr_scan scan;
   float *truth = NULL;
-  if ((ex = app_simulate(cmd, o, a.quiet, &scan, truth_path ? &truth : NULL))) return ex;
-  rc = dbtr_scan_write(&scan, out, &a.write);
+  /* The phantom comes back so that its objects go into the scan file (/phantom), where the
+   * quality measures find them (docs/quality.md). */
+  dbtr_phantom ph = {0};
+  dbtr_simulate_opts so = *o;
+  so.phantom = &ph;
+  if ((ex = app_simulate(cmd, &so, a.quiet, &scan, truth_path ? &truth : NULL))) return ex;
+  rc = dbtr_scan_write_phantom(&scan, out, &a.write, &ph);
+  dbtr_phantom_free(&ph);
   if (!rc) cli_wrote(cmd, a.quiet, out, "%zu views of %zu x %zu pixels, %s", scan.geom.n_views, scan.geom.n_cols,
                      scan.geom.n_rows, o->line_integrals ? "line integrals" : "counts");
   if (!rc && truth_path) rc = dbtr_volume_write(truth_path, &scan.grid, truth, NULL);

@@ -12,5 +12,6 @@ int dbtr_cmd_project(int argc, char **argv);
 int dbtr_cmd_validate(int argc, char **argv);
 int dbtr_cmd_view(int argc, char **argv);
 int dbtr_cmd_import(int argc, char **argv);
+int dbtr_cmd_quality(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"project", dbtr_cmd_project, "forward-project a TIFF volume into a scan file, optionally with Poisson noise"},
     {"recon", dbtr_cmd_recon, "reconstruct a scan file with ML-EM on the CPU or the GPU"},
     {"validate", dbtr_cmd_validate, "compare GPU modes with the CPU reference, iteration by iteration"},
+    {"quality", dbtr_cmd_quality, "measure each object's contrast, CNR and depth spread (ASF) in a volume"},
     {"info", dbtr_cmd_info, "describe what a scan file holds"},
     {"view", dbtr_cmd_view, "look through volume slices, with a diff overlay of two volumes"},
 };

@@ -5,8 +5,10 @@
 #define DBTR_APP_VALIDATE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "engine/validate.h"
+#include "io/atomic_file.h"
 
 /* No line validate prints on stdout is wider. */
 enum { APP_COLUMNS = 100 };
@@ -24,6 +26,11 @@ int app_validate_ranked(const dbtr_vpath *p, dbtr_precision prec);
  * the referee after the last iteration (relative L2 of the volume), by how much in best
  * units, and the others; 0 and nothing written when no path of p is ranked. */
 int app_validate_closest_line(const dbtr_validate *v, dbtr_precision p, char *buf, size_t len);
+
+/* A report file, DIR/name, opened through a temporary file (NULL and *rc set on failure), and
+ * closed, checked and committed into place: the report files of validate and quality. */
+FILE *app_report_open(const char *dir, const char *name, dbtr_atomic_file *af, int *rc);
+int app_report_close(FILE *f, dbtr_atomic_file *af);
 
 /* Prints text on stdout in lines of at most APP_COLUMNS, broken at spaces: the first line
  * indented by first spaces, the others by indent. */

@@ -86,8 +86,7 @@ static void stats_json(FILE *f, const dbtr_diff_stats *s) {
   fprintf(f, "}");
 }
 
-/* Opens DIR/name through a temporary file; the caller closes and commits. */
-static FILE *open_out(const char *dir, const char *name, dbtr_atomic_file *af, int *rc) {
+FILE *app_report_open(const char *dir, const char *name, dbtr_atomic_file *af, int *rc) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   if ((*rc = dbtr_atomic_begin(af, path))) return NULL;
@@ -99,7 +98,7 @@ static FILE *open_out(const char *dir, const char *name, dbtr_atomic_file *af, i
   return f;
 }
 
-static int close_out(FILE *f, dbtr_atomic_file *af) {
+int app_report_close(FILE *f, dbtr_atomic_file *af) {
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
     int rc = dbtr_err(DBTR_EIO, "%s: write failed", af->target);
@@ -112,7 +111,7 @@ static int close_out(FILE *f, dbtr_atomic_file *af) {
 static int write_csv(const char *dir, const dbtr_validate *r) {
   dbtr_atomic_file af;
   int rc;
-  FILE *f = open_out(dir, "validate.csv", &af, &rc);
+  FILE *f = app_report_open(dir, "validate.csv", &af, &rc);
   if (!f) return rc;
   fprintf(f, "iteration,path,reference,quantity,n,differ,percent,max_abs,mean_abs,max_ulp,median_ulp,rel_l2,differ_u16,"
              "deviance,beyond_4ulp,scale_ulp,referee_rel_l2,referee_best_units,referee_max_ulp,referee_median_ulp,"
@@ -135,7 +134,7 @@ static int write_csv(const char *dir, const dbtr_validate *r) {
           fprintf(f, ",,,,,,,\n");
       }
     }
-  return close_out(f, &af);
+  return app_report_close(f, &af);
 }
 
 static void referee_stats_json(FILE *f, const dbtr_referee_stats *s) {
@@ -194,7 +193,7 @@ static void referee_json(FILE *f, const dbtr_validate *r) {
 static int write_json(const char *dir, const char *scan, size_t subsets, const dbtr_validate *r) {
   dbtr_atomic_file af;
   int rc;
-  FILE *f = open_out(dir, "validate.json", &af, &rc);
+  FILE *f = app_report_open(dir, "validate.json", &af, &rc);
   if (!f) return rc;
   fprintf(f, "{\n  \"scan\": \"");
   for (const char *c = scan; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
@@ -230,7 +229,7 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
     fprintf(f, "    ]}%s\n", i + 1 < r->n_paths ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  return close_out(f, &af);
+  return app_report_close(f, &af);
 }
 
 /* The plots: what each shows of the volume per iteration. */

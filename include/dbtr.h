@@ -397,6 +397,17 @@ typedef void (*dbtr_validation_fn)(void *user, const dbtr_validation_row *row);
 DBTR_EXTERN int dbtr_validation_run(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_validation_opts *opts,
                                     dbtr_validation_fn on_row, void *user);
 
+/* ---- Image quality (docs/quality.md) ---------------------------------------------------- */
+
+/* Per object of a phantom scan (its /phantom group, scan) or of regions given by hand (a JSON
+ * file, regions; exactly one of the two): the in-focus slice, contrast, CNR and the artifact
+ * spread function with its FWHM, measured in vol ((nz, ny, nx) elements of precision, float or
+ * double) on grid. *json receives the measures as JSON text (the report's quality.json), which
+ * dbtr_quality_json_free frees. */
+DBTR_EXTERN int dbtr_quality_json(const void *vol, dbtr_precision precision, const dbtr_grid *grid, const char *scan,
+                                  const char *regions, char **json);
+DBTR_EXTERN void dbtr_quality_json_free(char **json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,6 +38,12 @@ int dbtr__h5_read_bulk(hid_t d, size_t n, double *out, const char *path, const c
 int dbtr__guarded_call(int (*fn)(void *ctx), void *ctx, unsigned seconds, const char *path);
 void dbtr__guard_succeed(void);
 
+/* dbtr_scan_write, calling extra(ctx, file, path) after the scan's own contents and before the
+ * file is closed and renamed into place, so that what it adds (phantoms/objects_h5.c: the
+ * /phantom objects) is in the file when, and only when, the whole file is. NULL: nothing. */
+int dbtr__scan_write_with(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts,
+                          int (*extra)(void *ctx, hid_t file, const char *path), void *ctx);
+
 /* The rank /i0 has in the file for each shape: scalar, (n_views), (n_rows, n_cols), full. */
 int dbtr__scan_i0_rank(dbtr_i0_shape shape);
 

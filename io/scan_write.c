@@ -223,6 +223,11 @@ int dbtr_scan_note_set(dbtr_scan *s, const char *key, const char *fmt, ...) {
 }
 
 int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts) {
+  return dbtr__scan_write_with(s, path, opts, NULL, NULL);
+}
+
+int dbtr__scan_write_with(const dbtr_scan *s, const char *path, const dbtr_scan_write_opts *opts,
+                          int (*extra)(void *ctx, hid_t file, const char *path), void *ctx) {
   /* Without options, store exactly what is in memory. */
   static const dbtr_scan_write_opts lossless = {DBTR_DTYPE_FLOAT64, 0};
   const dbtr_scan_write_opts *o = opts ? opts : &lossless;
@@ -247,6 +252,7 @@ int dbtr_scan_write(const dbtr_scan *s, const char *path, const dbtr_scan_write_
 #endif
   if (!rc && (w.file = H5Fcreate(af.tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0) rc = write_fail(&w, "file");
   if (!rc) rc = write_contents(&w, s, o);
+  if (!rc && extra) rc = extra(ctx, w.file, path);
   if (w.file >= 0 && H5Fclose(w.file) < 0 && !rc) rc = write_fail(&w, "file");
   dbtr__h5_close(&fapl, H5Pclose);
   dbtr__h5_close(&fcpl, H5Pclose);

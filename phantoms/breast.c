@@ -25,6 +25,16 @@
 #define DBTR__PI 3.14159265358979323846
 /* The breast builder's random stream (the ACR phantom uses none). */
 #define DBTR__STREAM_BREAST 1
+/* The shape every inclusion but the last small mass lies in: the adipose interior. */
+#define DBTR__INTERIOR 1
+
+/* What each kind of shape is (phantoms/shapes.h, dbtr__what). */
+static const dbtr__what skin_w = {"layer", "skin", DBTR__MU_SKIN, -1, 0};
+static const dbtr__what adipose_w = {"layer", "adipose", DBTR__MU_ADIPOSE, 0, 0};
+static const dbtr__what mass_w = {"mass", "carcinoma", DBTR__MU_CARCINOMA, DBTR__INTERIOR, 1};
+static const dbtr__what calc_w = {"calcification", "hydroxyapatite", DBTR__MU_CALCIFICATION, DBTR__INTERIOR, 1};
+static const dbtr__what fibre_w = {"fibre", "glandular", DBTR__MU_GLANDULAR, DBTR__INTERIOR, 1};
+static const dbtr__what gland_w = {"gland", "glandular", DBTR__MU_GLANDULAR, DBTR__INTERIOR, 0};
 
 typedef struct {
   dbtr__builder b;
@@ -50,12 +60,12 @@ static int box_in_interior(const breast *br, const double lo[3], const double hi
  * placed so far (shapes from index 2 on). */
 static int fits(const breast *br, const dbtr_shape *s) {
   double lo[3], hi[3];
-  dbtr__shape_bounds(s, lo, hi);
+  dbtr_shape_bounds(s, lo, hi);
   if (!box_in_interior(br, lo, hi)) return 0;
   const dbtr_phantom *p = br->b.p;
   for (size_t j = 2; j < p->n_shapes; j++) {
     double plo[3], phi[3];
-    dbtr__shape_bounds(p->shapes + j, plo, phi);
+    dbtr_shape_bounds(p->shapes + j, plo, phi);
     if (lo[0] < phi[0] && hi[0] > plo[0] && lo[1] < phi[1] && hi[1] > plo[1] && lo[2] < phi[2] && hi[2] > plo[2])
       return 0;
   }
@@ -64,11 +74,11 @@ static int fits(const breast *br, const dbtr_shape *s) {
 
 /* Moves s to random centres in [lo, hi] until it fits, then appends it. Returns 1 if
  * placed, 0 if no centre fitted in `tries` draws (the inclusion is left out), or an error. */
-static int place(breast *br, dbtr_shape *s, const double lo[3], const double hi[3], int tries) {
+static int place(breast *br, dbtr_shape *s, const dbtr__what *w, const double lo[3], const double hi[3], int tries) {
   for (int t = 0; t < tries; t++) {
     for (int j = 0; j < 3; j++) s->center[j] = dbtr__rng_range(&br->rng, lo[j], hi[j]);
     if (fits(br, s)) {
-      int rc = dbtr__builder_push(&br->b, s);
+      int rc = dbtr__builder_push(&br->b, s, w);
       return rc ? rc : 1;
     }
   }
@@ -90,7 +100,7 @@ static int add_second_mass(breast *br) {
                              DBTR__MU_CARCINOMA - DBTR__MU_ADIPOSE);
   dbtr__shape_turn_z(&m, dbtr__rng_range(&br->rng, 0.0, DBTR__PI));
   interior_box(br, 0.0, lo, hi);
-  int rc = place(br, &m, lo, hi, 1000);
+  int rc = place(br, &m, &mass_w, lo, hi, 1000);
   return rc < 0 ? rc : 0;
 }
 
@@ -112,7 +122,7 @@ static int add_calc_cluster(breast *br) {
     dbtr_shape c = dbtr__shape(DBTR_SHAPE_ELLIPSOID, 0, 0, 0, r, r, r, DBTR__MU_CALCIFICATION - DBTR__MU_ADIPOSE);
     double clo[3], chi[3];
     for (int j = 0; j < 3; j++) clo[j] = ball.center[j] - (ball_r - r), chi[j] = ball.center[j] + (ball_r - r);
-    int rc = place(br, &c, clo, chi, 200);
+    int rc = place(br, &c, &calc_w, clo, chi, 200);
     if (rc < 0) return rc;
   }
   return 0;
@@ -130,7 +140,7 @@ static int add_fibre(breast *br) {
   memcpy(f.axes, frame, sizeof frame);
   double lo[3], hi[3];
   interior_box(br, 0.0, lo, hi);
-  int rc = place(br, &f, lo, hi, 500);
+  int rc = place(br, &f, &fibre_w, lo, hi, 500);
   return rc < 0 ? rc : 0;
 }
 
@@ -145,7 +155,7 @@ static int add_glandular(breast *br, size_t *best, double *best_r) {
   lo[0] = br->xc - 0.6 * br->ax, hi[0] = br->xc + 0.6 * br->ax;
   lo[1] = br->y0 + 0.1 * br->ay, hi[1] = br->y0 + 0.75 * br->ay;
   lo[2] = br->zc - 0.6 * br->hz, hi[2] = br->zc + 0.6 * br->hz;
-  int rc = place(br, &g, lo, hi, 200);
+  int rc = place(br, &g, &gland_w, lo, hi, 200);
   if (rc < 0) return rc;
   double r = fmin(g.half[0], fmin(g.half[1], g.half[2]));
   if (rc == 1 && r > *best_r) *best = br->b.p->n_shapes - 1, *best_r = r;
@@ -160,16 +170,16 @@ static int add_fixed(breast *br, const double glo[3], const double ghi[3], doubl
   /* The clip box keeps the half y >= chest wall; its other faces are the grid's. */
   double clo[3] = {glo[0], br->y0, glo[2]};
   dbtr__shape_clip(&s, clo, ghi);
-  int rc = dbtr__builder_push(&br->b, &s);
+  int rc = dbtr__builder_push(&br->b, &s, &skin_w);
   if (rc) return rc;
   s.half[0] = br->ax, s.half[1] = br->ay, s.half[2] = br->hz;
   s.mu = DBTR__MU_ADIPOSE - DBTR__MU_SKIN;
-  rc = dbtr__builder_push(&br->b, &s);
+  rc = dbtr__builder_push(&br->b, &s, &adipose_w);
   if (rc) return rc;
   double r = 5.0 * br->scale;
   dbtr_shape m = dbtr__shape(DBTR_SHAPE_ELLIPSOID, br->xc, br->y0 + 0.4 * br->ay, br->zc, r, r, r,
                              DBTR__MU_CARCINOMA - DBTR__MU_ADIPOSE);
-  return dbtr__builder_push(&br->b, &m);
+  return dbtr__builder_push(&br->b, &m, &mass_w);
 }
 
 int dbtr__make_breast(dbtr_phantom *p, const dbtr_grid *grid, uint64_t seed) {
@@ -213,7 +223,9 @@ int dbtr__make_breast(dbtr_phantom *p, const dbtr_grid *grid, uint64_t seed) {
     double r = 0.5 * best_r;
     dbtr_shape m = dbtr__shape(DBTR_SHAPE_ELLIPSOID, g->center[0], g->center[1], g->center[2], r, r, r,
                                DBTR__MU_CARCINOMA - DBTR__MU_GLANDULAR);
-    rc = dbtr__builder_push(&br.b, &m);
+    dbtr__what in_gland = mass_w;
+    in_gland.surround = (long long)best;
+    rc = dbtr__builder_push(&br.b, &m, &in_gland);
   }
   return rc;
 }

@@ -33,5 +33,6 @@ int dbtr_phantom_make(dbtr_phantom *p, dbtr_phantom_kind kind, const dbtr_grid *
 void dbtr_phantom_free(dbtr_phantom *p) {
   if (!p) return;
   free(p->shapes);
+  free(p->info);
   memset(p, 0, sizeof *p);
 }

@@ -28,11 +28,25 @@ typedef struct {
   double mu;            /* added attenuation, 1/mm */
 } dbtr_shape;
 
+/* What a shape is, beside where it is: the phantom's object record, which `dbtr phantom` writes
+ * into the scan file (/phantom, docs/scan-format.md) and the quality measures read
+ * (quality/quality.h). Shapes add their mu to what they overlap, so a shape's expected contrast
+ * against its surroundings is its own mu: (material's attenuation) - (surround's). */
 typedef struct {
-  const char *name;     /* "breast", "acr" */
+  char kind[16];        /* "layer" (skin, adipose, block, insert), "mass", "calcification", "fibre", "gland", "speck" */
+  char material[16];    /* "skin", "adipose", "carcinoma", "glandular", "hydroxyapatite", "pmma", "wax", "nylon", "al2o3" */
+  double mu;            /* the material's attenuation, 1/mm */
+  double contrast;      /* expected contrast against the surroundings, 1/mm (the shape's mu); NaN: not known */
+  long long surround;   /* index of the object it lies in (each voxel of it is also in that one); -1: none */
+  int target;           /* 1: a test object the quality measures report; 0: a layer or glandular tissue */
+} dbtr_object_info;
+
+typedef struct {
+  const char *name;     /* "breast", "acr"; a phantom read from a file: "phantom" or "regions" */
   double energy_kev;    /* energy at which the mu values hold */
   size_t n_shapes;
   dbtr_shape *shapes;
+  dbtr_object_info *info; /* n_shapes entries: what each shape is */
 } dbtr_phantom;
 
 typedef enum { DBTR_PHANTOM_BREAST = 0, DBTR_PHANTOM_ACR = 1 } dbtr_phantom_kind;
@@ -51,6 +65,10 @@ double dbtr_phantom_line_integral(const dbtr_phantom *p, const double a[3], cons
  * pixel's value is the mean over an ss x ss grid of rays across the pixel (ss = 1 is
  * the central ray). Multi-threaded. */
 int dbtr_phantom_project(const dbtr_phantom *p, const dbtr_geom *g, int ss, double *out);
+/* 1 if the point x (mm) lies in shape s (its clip box included), else 0. */
+int dbtr_shape_inside(const dbtr_shape *s, const double x[3]);
+/* Axis-aligned bounding box of the shape, clip box included. */
+void dbtr_shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]);
 /* Attenuation at a point, 1/mm. */
 double dbtr_phantom_mu_at(const dbtr_phantom *p, const double x[3]);
 /* Ground-truth volume: each voxel is the mean of mu over ss^3 points spread evenly in

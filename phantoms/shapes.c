@@ -13,6 +13,7 @@
 #include "phantoms/shapes.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,17 +21,29 @@
 
 /* ---- building ---- */
 
-int dbtr__builder_push(dbtr__builder *b, const dbtr_shape *s) {
+int dbtr__builder_push(dbtr__builder *b, const dbtr_shape *s, const dbtr__what *w) {
   dbtr_phantom *p = b->p;
   if (p->n_shapes == b->cap) {
-    size_t cap = b->cap ? 2 * b->cap : 64, bytes;
+    size_t cap = b->cap ? 2 * b->cap : 64, bytes, info_bytes;
     int rc = dbtr_size_mul(cap, sizeof(dbtr_shape), &bytes, "phantom shapes");
+    if (!rc) rc = dbtr_size_mul(cap, sizeof(dbtr_object_info), &info_bytes, "phantom objects");
     if (rc) return rc;
     dbtr_shape *grown = realloc(p->shapes, bytes);
-    if (!grown) return dbtr_err(DBTR_ENOMEM, "phantom %s: cannot grow the shape list to %zu shapes", p->name, cap);
-    p->shapes = grown;
+    if (grown) p->shapes = grown;
+    dbtr_object_info *info = grown ? realloc(p->info, info_bytes) : NULL;
+    if (info) p->info = info;
+    if (!grown || !info)
+      return dbtr_err(DBTR_ENOMEM, "phantom %s: cannot grow the shape list to %zu shapes", p->name, cap);
     b->cap = cap;
   }
+  dbtr_object_info *o = p->info + p->n_shapes;
+  memset(o, 0, sizeof *o);
+  snprintf(o->kind, sizeof o->kind, "%s", w->kind);
+  snprintf(o->material, sizeof o->material, "%s", w->material);
+  o->mu = w->mu;
+  o->contrast = s->mu;
+  o->surround = w->surround;
+  o->target = w->target;
   p->shapes[p->n_shapes++] = *s;
   return 0;
 }
@@ -66,7 +79,7 @@ void dbtr__shape_clip(dbtr_shape *s, const double lo[3], const double hi[3]) {
   memcpy(s->clip_hi, hi, sizeof s->clip_hi);
 }
 
-void dbtr__shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]) {
+void dbtr_shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]) {
   const double *h = s->half;
   for (int j = 0; j < 3; j++) {
     /* Half extent along world axis j: the support function of the shape in direction e_j. */
@@ -203,7 +216,7 @@ double dbtr_phantom_line_integral(const dbtr_phantom *p, const double a[3], cons
   return segment_integral(p, NULL, p->n_shapes, a, b);
 }
 
-static int inside(const dbtr_shape *s, const double x[3]) {
+int dbtr_shape_inside(const dbtr_shape *s, const double x[3]) {
   if (s->clipped)
     for (int j = 0; j < 3; j++)
       if (!(x[j] >= s->clip_lo[j] && x[j] <= s->clip_hi[j])) return 0;
@@ -221,7 +234,7 @@ static int inside(const dbtr_shape *s, const double x[3]) {
 double dbtr_phantom_mu_at(const dbtr_phantom *p, const double x[3]) {
   double mu = 0.0;
   for (size_t i = 0; i < p->n_shapes; i++)
-    if (inside(p->shapes + i, x)) mu += p->shapes[i].mu;
+    if (dbtr_shape_inside(p->shapes + i, x)) mu += p->shapes[i].mu;
   return mu;
 }
 
@@ -347,7 +360,7 @@ static void voxelize_row(const dbtr_phantom *p, const dbtr_grid *grid, const dou
           x[1] = yc + (f0 + (double)bb / (double)ss) * grid->dy;
           for (int c = 0; c < ss; c++) {
             x[0] = xc + (f0 + (double)c / (double)ss) * grid->dx;
-            count += inside(s, x);
+            count += dbtr_shape_inside(s, x);
           }
         }
       }
@@ -378,7 +391,7 @@ int dbtr_phantom_voxelize_slices(const dbtr_phantom *p, const dbtr_grid *grid, i
   double *boxes;
   rc = dbtr_alloc((void **)&boxes, p->n_shapes, 6 * sizeof(double), "phantom voxelize: bounding boxes");
   if (rc) return rc;
-  for (size_t j = 0; j < p->n_shapes; j++) dbtr__shape_bounds(p->shapes + j, boxes + 6 * j, boxes + 6 * j + 3);
+  for (size_t j = 0; j < p->n_shapes; j++) dbtr_shape_bounds(p->shapes + j, boxes + 6 * j, boxes + 6 * j + 3);
   size_t row0 = z0 * grid->ny, rows = z1 * grid->ny;
   int failed = 0;
 #pragma omp parallel

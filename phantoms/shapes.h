@@ -26,8 +26,19 @@ typedef struct {
   size_t cap;
 } dbtr__builder;
 
-/* Appends a copy of s; DBTR_ENOMEM on failure (the phantom stays valid). */
-int dbtr__builder_push(dbtr__builder *b, const dbtr_shape *s);
+/* What a builder says of each shape it appends: kind and material (dbtr_object_info), the
+ * material's own attenuation, the index of the shape it lies in (-1: none) and whether it is
+ * a test object. */
+typedef struct {
+  const char *kind, *material;
+  double mu;
+  long long surround;
+  int target;
+} dbtr__what;
+
+/* Appends a copy of s, described by w (its expected contrast is s->mu); DBTR_ENOMEM on
+ * failure (the phantom stays valid). */
+int dbtr__builder_push(dbtr__builder *b, const dbtr_shape *s, const dbtr__what *w);
 
 /* An unclipped shape with local axes equal to the world axes. */
 dbtr_shape dbtr__shape(dbtr_shape_kind kind, double cx, double cy, double cz, double hx, double hy, double hz,
@@ -36,9 +47,6 @@ dbtr_shape dbtr__shape(dbtr_shape_kind kind, double cx, double cy, double cz, do
 void dbtr__shape_turn_z(dbtr_shape *s, double angle);
 /* Clips the shape to the axis-aligned box [lo, hi]. */
 void dbtr__shape_clip(dbtr_shape *s, const double lo[3], const double hi[3]);
-/* Axis-aligned bounding box of the shape, clip box included. */
-void dbtr__shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]);
-
 /* The grid's outer faces: voxel edges, not centres. */
 void dbtr__grid_bounds(const dbtr_grid *grid, double lo[3], double hi[3]);
 

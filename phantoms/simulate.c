@@ -63,7 +63,10 @@ int dbtr_simulate(const dbtr_simulate_opts *o, dbtr_scan *scan, float **truth) {
     if (o->progress) o->progress(o->user, DBTR_SIMULATE_VOXELISED, &ph);
   }
   free(line);
-  dbtr_phantom_free(&ph);
+  if (o->phantom)
+    *o->phantom = ph;
+  else
+    dbtr_phantom_free(&ph);
   return 0;
 fail:
   free(line);

@@ -28,6 +28,9 @@ typedef struct {
    * of the projection and each slice of the voxelisation; may be NULL. */
   void (*advance)(void *user, dbtr_simulate_stage stage, double fraction);
   void *user;
+  /* If not NULL, receives the phantom (its shapes and what each is) on success, for the scan
+   * file's /phantom objects; the caller frees it with dbtr_phantom_free. */
+  dbtr_phantom *phantom;
 } dbtr_simulate_opts;
 
 /* Fills an uninitialised scan (geometry, projections, scalar i0, the preset grid). If truth

@@ -48,7 +48,7 @@ static void world(const dbtr_shape *s, const double q[3], double out[3]) {
 static double local_chord(const dbtr_shape *s, const double qa[3], const double qb[3]) {
   dbtr_shape one = *s;
   one.mu = 1.0;
-  dbtr_phantom p = {"test", 20.0, 1, &one};
+  dbtr_phantom p = {"test", 20.0, 1, &one, NULL};
   double a[3], b[3];
   world(s, qa, a);
   world(s, qb, b);
@@ -81,7 +81,7 @@ static void shape_bounds(const dbtr_shape *s, double lo[3], double hi[3]) {
 
 DBTR_TEST(chord_sphere_diameter) {
   dbtr_shape s = shape(DBTR_SHAPE_ELLIPSOID, 0, 0, 0, 1, 1, 1, 1.0);
-  dbtr_phantom p = {"test", 20.0, 1, &s};
+  dbtr_phantom p = {"test", 20.0, 1, &s, NULL};
   double a[3] = {-2, 0, 0}, b[3] = {2, 0, 0};
   /* Along a world axis every step is exact in binary: 2 to the last bit. */
   CHECK_NEAR(dbtr_phantom_line_integral(&p, a, b), 2.0, 0.0);
@@ -157,7 +157,7 @@ DBTR_TEST(chord_box_diagonal) {
 
 DBTR_TEST(clip_box_halves_ellipsoid) {
   dbtr_shape s = shape(DBTR_SHAPE_ELLIPSOID, 1.0, 2.0, 3.0, 1.0, 1.0, 1.0, 1.0);
-  dbtr_phantom p = {"test", 20.0, 1, &s};
+  dbtr_phantom p = {"test", 20.0, 1, &s, NULL};
   double a[3] = {-1.0, 2.0, 3.0}, b[3] = {3.0, 2.0, 3.0};
   /* Unclipped diameter along x: exact in binary (see chord_sphere_diameter). */
   CHECK_NEAR(dbtr_phantom_line_integral(&p, a, b), 2.0, 0.0);
@@ -178,7 +178,7 @@ DBTR_TEST(clip_box_halves_ellipsoid) {
 
 DBTR_TEST(segment_ending_inside) {
   dbtr_shape s = shape(DBTR_SHAPE_ELLIPSOID, 0.0, 0.0, 10.0, 1.0, 1.0, 1.0, 0.7);
-  dbtr_phantom p = {"test", 20.0, 1, &s};
+  dbtr_phantom p = {"test", 20.0, 1, &s, NULL};
   /* A few roundings of numbers <= 3 times mu: |error| < 10 x 2^-53 x 3 ~ 3e-15. */
   double tol = 1e-14;
   /* From outside to 0.5 past the centre: the inside part is 1.5 long. */
@@ -198,7 +198,7 @@ DBTR_TEST(mu_at_layers) {
    * values are sums of two dyadic numbers, so exact. */
   dbtr_shape s[2] = {shape(DBTR_SHAPE_ELLIPSOID, 0, 0, 0, 2, 2, 2, 0.25),
                      shape(DBTR_SHAPE_BOX, 2, 0, 0, 1, 1, 1, 0.5)};
-  dbtr_phantom p = {"test", 20.0, 2, s};
+  dbtr_phantom p = {"test", 20.0, 2, s, NULL};
   double both[3] = {1.5, 0, 0}, first[3] = {-1.5, 0, 0}, second[3] = {2.9, 0.9, 0.9}, none[3] = {0, 0, 3};
   CHECK_NEAR(dbtr_phantom_mu_at(&p, both), 0.75, 0.0);
   CHECK_NEAR(dbtr_phantom_mu_at(&p, first), 0.25, 0.0);
@@ -240,7 +240,7 @@ static double quadrature(const dbtr_phantom *p, const double s[3], const double 
   dbtr_shape *sub = malloc((p->n_shapes + 1) * sizeof(dbtr_shape));
   *bound = 0.0;
   if (!sub) return (double)NAN;
-  dbtr_phantom near = {"touched", p->energy_kev, touched(p, s, e, sub), sub};
+  dbtr_phantom near = {"touched", p->energy_kev, touched(p, s, e, sub), sub, NULL};
   double d[3] = {e[0] - s[0], e[1] - s[1], e[2] - s[2]};
   double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), h = (t1 - t0) * len / (double)n;
   double sum = 0.0, abs_sum = 0.0, mu_touch = 0.0;
@@ -376,7 +376,7 @@ DBTR_TEST(voxelize_sphere_volume) {
   dbtr_grid grid = {48, 48, 48, 0.5, 0.5, 0.5, {-11.75, -11.75, -11.75}};
   double r = 10.0, mu = 0.5;
   dbtr_shape s = shape(DBTR_SHAPE_ELLIPSOID, 0.13, -0.21, 0.07, r, r, r, mu);
-  dbtr_phantom p = {"test", 20.0, 1, &s};
+  dbtr_phantom p = {"test", 20.0, 1, &s, NULL};
   size_t n = 48 * 48 * 48;
   float *v = malloc(n * sizeof(float));
   REQUIRE(v);
@@ -406,7 +406,7 @@ DBTR_TEST(voxelize_box_exact) {
   REQUIRE(sys);
   const dbtr_grid *grid = &sys->grid;
   dbtr_shape s = shape(DBTR_SHAPE_BOX, 0.0, 30.0, 20.0, 10.0, 10.0, 10.0, 0.25);
-  dbtr_phantom p = {"test", 20.0, 1, &s};
+  dbtr_phantom p = {"test", 20.0, 1, &s, NULL};
   size_t n = grid->nx * grid->ny * grid->nz, inside = 0, wrong = 0;
   float *v = malloc(n * sizeof(float));
   REQUIRE(v);

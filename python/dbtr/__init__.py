@@ -13,6 +13,7 @@ in ASTRA's cone_vec convention.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import threading
 import warnings
@@ -473,3 +474,31 @@ def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: 
     if errors:
         raise errors[0]
     return Validation(rows)
+
+
+def quality(volume, grid: Grid, *, scan: Optional[str | os.PathLike] = None,
+            regions: Optional[str | os.PathLike] = None) -> dict:
+    """Per object, what a physicist measures on volume ((nz, ny, nx) float32 or float64 on
+    grid): the in-focus slice, contrast, CNR and the artifact spread function with its FWHM in
+    mm (docs/quality.md). The objects are the phantom scan's (its /phantom group) or the
+    regions of a JSON file given by hand: exactly one of scan and regions. Returns what
+    `dbtr quality --report` writes as quality.json, parsed: non-finite numbers are None."""
+    a = np.asarray(volume)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float32)
+    a = np.ascontiguousarray(a)
+    if a.shape != grid.shape:
+        raise _lib.invalid(f"volume: shape {a.shape}, expected {grid.shape}")
+    if (scan is None) == (regions is None):
+        raise _lib.invalid("quality: give exactly one of scan and regions")
+    prec = _lib.PREC_FLOAT if a.dtype == np.float32 else _lib.PREC_DOUBLE
+    g = _c_grid(grid)
+    text = ctypes.c_void_p()
+    enc = (lambda p: None if p is None else os.fsencode(p))
+    with _io_lock:  # the objects are read from HDF5
+        _lib.check(_lib.lib.dbtr_quality_json(a.ctypes.data, prec, ctypes.byref(g), enc(scan), enc(regions),
+                                              ctypes.byref(text)))
+    try:
+        return json.loads(ctypes.string_at(text).decode())
+    finally:
+        _lib.lib.dbtr_quality_json_free(ctypes.byref(text))

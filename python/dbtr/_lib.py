@@ -155,6 +155,8 @@ _PROTOTYPES = {
     "dbtr_mode_at": (POINTER(ModeInfo), [c_size_t]),
     "dbtr_recon_file": (c_int, [c_char_p, c_char_p, POINTER(ReconFileOpts)]),
     "dbtr_validation_run": (c_int, [POINTER(Scan), POINTER(Grid), POINTER(ValidationOpts), ROW_FN, c_void_p]),
+    "dbtr_quality_json": (c_int, [c_void_p, c_int, POINTER(Grid), c_char_p, c_char_p, POINTER(c_void_p)]),
+    "dbtr_quality_json_free": (None, [POINTER(c_void_p)]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)

@@ -261,3 +261,18 @@ def test_version_modes_and_no_stray_warning(tiny):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # backend="cpu" never warns
         dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, backend="cpu")
+
+
+def test_quality_matches_cli(tiny, cli, tmp_path):
+    # The package's dbtr.quality and `dbtr quality --report` are one computation: the same JSON.
+    cli("quality", tiny / "truth.tif", "--scan", tiny / "scan.h5", "--report", tmp_path)
+    want = json.loads((tmp_path / "quality.json").read_text())
+    s = dbtr.read_scan(tiny / "scan.h5")
+    got = dbtr.quality(cli_volume(tiny / "truth.tif"), s.grid, scan=tiny / "scan.h5")
+    assert got == want
+    mass = next(o for o in got["objects"] if o["index"] == 2)  # the breast's reference mass
+    assert mass["kind"] == "mass" and mass["cnr"] is None  # the truth has no noise: an infinite CNR
+    # The truth gives the documented contrast to the rounding of its float voxels.
+    assert abs(mass["contrast"] - mass["expected_contrast"]) < 1e-8
+    with pytest.raises(dbtr.InvalidArgument):
+        dbtr.quality(cli_volume(tiny / "truth.tif"), s.grid, scan=tiny / "li.h5", regions=tiny / "x.json")
