@@ -14,6 +14,7 @@ It fails, never skips, when pydicom, h5py or numpy is missing: run.sh installs t
 """
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -284,6 +285,18 @@ def case_missing_tag(dbtr, work):
     expect_refusal(dbtr, work, [folder], f"{name}: (0018,1110) DistanceSourceToDetector: missing")
 
 
+def case_absurd_geometry_in_folder(dbtr, work):
+    """1e300 in one file of a folder of single frames (not the first view): the message named
+    the folder's first file, with the view counted from 0. Now the file that holds it."""
+    for attr, needle in [("DistanceSourceToDetector", "(0018,1110) DistanceSourceToDetector: 1e+300 mm"),
+                         ("PositionerPrimaryAngle", "the ray to detector corner")]:
+        shutil.rmtree(os.path.join(work, "views"), ignore_errors=True)
+        folder, name = single_folder(work, lambda ds: setattr(ds, attr, "1e300"))
+        if pydicom.dcmread(os.path.join(folder, name)).InstanceNumber == 1:
+            fail(f"{name} is the first view: the case needs another")
+        expect_refusal(dbtr, work, [folder], f"{name}: {needle}")
+
+
 def case_inconsistent_spacing(dbtr, work):
     folder, name = single_folder(work, lambda ds: setattr(ds, "ImagerPixelSpacing", ["0.5", "0.5"]))
     expect_refusal(dbtr, work, [folder], f"{name}: (0018,1164) ImagerPixelSpacing: 0.5\\0.5, but ")
@@ -492,6 +505,7 @@ def case_j2k_frame_bits(dbtr, work):
 
 
 CASES = {
+    "absurd_geometry_in_folder": case_absurd_geometry_in_folder,
     "j2k_multiframe": case_j2k_multiframe,
     "j2k_corrupt_frame": case_j2k_corrupt_frame,
     "j2k_frame_size": case_j2k_frame_size,
