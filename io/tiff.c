@@ -235,6 +235,14 @@ static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
   return ok;
 }
 
+/* A write that failed: libtiff's text ("Write error at scanline 0") loses the system's
+ * reason, so errno, cleared before the call, leads when the system gave one ("No space left
+ * on device", "File too large"). */
+static int write_failed(const tiff_writer *w, size_t k, int e, const char *fallback) {
+  if (!e) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, fallback));
+  return dbtr_err(DBTR_EIO, "%s: page %zu: %s (libtiff: %s)", w->path, k, strerror(e), log_msg(&w->log, fallback));
+}
+
 /* Moves to page k: page 0 by number, later pages by following the IFD chain, which is
  * linear where TIFFSetDirectory(k) would walk from the start each time. */
 static int goto_page(TIFF *t, size_t k) { return k == 0 ? TIFFSetDirectory(t, 0) : TIFFReadDirectory(t); }
@@ -256,10 +264,12 @@ static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint
     }
     /* libtiff only reads the strip it is given; its parameter is not const. */
     void *strip = w->u16 ? (void *)page : (void *)((const unsigned char *)w->data + k * w->page_bytes);
+    errno = 0;
     if (TIFFWriteRawStrip(t, 0, strip, (tmsize_t)w->page_bytes) < 0)
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the pixels"));
+      return write_failed(w, k, errno, "cannot write the pixels");
     /* Only the strile arrays changed, so libtiff rewrites them in place, not at the end. */
-    if (!TIFFFlush(t)) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot flush"));
+    errno = 0;
+    if (!TIFFFlush(t)) return write_failed(w, k, errno, "cannot flush");
     dbtr_atomic_written(f);
   }
   return 0;
@@ -268,14 +278,17 @@ static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint
 static int write_tiff(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f) {
   const size_t nz = w->grid->nz;
   /* 1: every IFD, its strile arrays left for later, so the IFDs come first in the file. */
-  for (size_t k = 0; k < nz; k++)
+  for (size_t k = 0; k < nz; k++) {
+    errno = 0;
     if (!set_page_tags(t, w, k) || !TIFFDeferStrileArrayWriting(t) || !TIFFWriteCheck(t, 0, "dbtr_tiff_write") ||
         !TIFFWriteDirectory(t))
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the IFD"));
+      return write_failed(w, k, errno, "cannot write the IFD");
+  }
   /* 2: the strile arrays (still zeros) of every page, after the IFDs. */
-  for (size_t k = 0; k < nz; k++)
-    if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t))
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the strip arrays"));
+  for (size_t k = 0; k < nz; k++) {
+    errno = 0;
+    if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t)) return write_failed(w, k, errno, "cannot write the strip arrays");
+  }
   /* 3: the pixel data, appended page after page into one contiguous block. */
   uint16_t *page = NULL;
   int rc = w->u16 ? dbtr_alloc((void **)&page, w->page_bytes, 1, w->path) : 0;
