@@ -219,17 +219,25 @@ static int build_description(tiff_writer *w) {
   return 0;
 }
 
+/* Whether a TIFF RATIONAL (32-bit numerator and denominator) holds r pixels per mm: from
+ * 2^-32 to 2^32, with a factor 2 of margin. Outside, libtiff wrote 0 (a voxel of 1e12 mm),
+ * which readers take as no size, or the largest rational; such a page has no resolution
+ * tags, and the description keeps the exact size. */
+static int rational_holds(double r) { return r >= 0x1p-31 && r <= 0x1p31; }
+
 static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
+  double xr = 1.0 / w->grid->dx, yr = 1.0 / w->grid->dy;
   int ok =
       TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w->nx) && TIFFSetField(t, TIFFTAG_IMAGELENGTH, w->ny) &&
       TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (int)(8 * w->sample_bytes)) &&
       TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, w->u16 ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
       TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1) && TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
       TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) && TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->ny) &&
-      /* Pixels per mm; ImageJ takes the unit from the description, so the TIFF unit is NONE. */
-      TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / w->grid->dx) &&
-      TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / w->grid->dy) && TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) && TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->ny);
+  /* Pixels per mm; ImageJ takes the unit from the description, so the TIFF unit is NONE. */
+  if (ok && rational_holds(xr) && rational_holds(yr))
+    ok = TIFFSetField(t, TIFFTAG_XRESOLUTION, xr) && TIFFSetField(t, TIFFTAG_YRESOLUTION, yr) &&
+         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
   /* ImageJ reads the description of the first page only. */
   if (ok && k == 0) ok = TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, w->desc);
   return ok;
