@@ -10,11 +10,15 @@
 #include <gdcmDicts.h>
 #include <gdcmExplicitDataElement.h>
 #include <gdcmImplicitDataElement.h>
+#include <gdcmBoxRegion.h>
 #include <gdcmGlobal.h>
+#include <gdcmImageRegionReader.h>
+#include <gdcmJPEG2000Codec.h>
 #include <gdcmPixmapReader.h>
 #include <gdcmReader.h>
 #include <gdcmSequenceOfItems.h>
 #include <gdcmTrace.h>
+#include <gdcmUIDs.h>
 
 #include <cerrno>
 #include <cmath>
@@ -22,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -144,32 +149,24 @@ int numeric_values(const gdcm::DataElement &de, double *out, int max, std::strin
   }
 }
 
-template <typename T> void convert(const std::vector<char> &buf, double *out, size_t n) {
+template <typename T> void convert(const unsigned char *buf, double *out, size_t n) {
   for (size_t i = 0; i < n; i++) {
     T v;
-    std::memcpy(&v, buf.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&v, buf + i * sizeof(T), sizeof(T));
     out[i] = double(v);
   }
 }
 
-/* The decoded buffer as doubles; false for a sample type dbtr does not read. */
-bool convert_any(gdcm::PixelFormat::ScalarType type, const std::vector<char> &buf, double *out, size_t n) {
-  using PF = gdcm::PixelFormat;
-  static const struct {
-    PF::ScalarType type;
-    size_t size;
-    void (*fn)(const std::vector<char> &, double *, size_t);
-  } kinds[] = {{PF::UINT8, 1, convert<uint8_t>},   {PF::INT8, 1, convert<int8_t>},   {PF::UINT16, 2, convert<uint16_t>},
-               {PF::INT16, 2, convert<int16_t>},   {PF::UINT32, 4, convert<uint32_t>}, {PF::INT32, 4, convert<int32_t>},
-               {PF::FLOAT32, 4, convert<float>},  {PF::FLOAT64, 8, convert<double>}};
-  for (const auto &k : kinds)
-    if (k.type == type) {
-      if (buf.size() / k.size < n) return false;
-      k.fn(buf, out, n);
-      return true;
-    }
-  return false;
-}
+/* The sample types dbtr reads, with their sizes and conversions to double. */
+using PF = gdcm::PixelFormat;
+const struct {
+  PF::ScalarType type;
+  size_t size;
+  void (*fn)(const unsigned char *, double *, size_t);
+} kSampleTypes[] = {{PF::UINT8, 1, convert<uint8_t>},    {PF::INT8, 1, convert<int8_t>},
+                    {PF::UINT16, 2, convert<uint16_t>},  {PF::INT16, 2, convert<int16_t>},
+                    {PF::UINT32, 4, convert<uint32_t>},  {PF::INT32, 4, convert<int32_t>},
+                    {PF::FLOAT32, 4, convert<float>},    {PF::FLOAT64, 8, convert<double>}};
 
 /* A whole number at the top level of ds: def when absent, -1 when not one number. */
 double top_number(const gdcm::DataSet &ds, uint32_t tag, double def) {
@@ -225,6 +222,81 @@ int check_pixels_whole(const gdcm::File &f, const char *path) {
                     "SamplesPerPixel x BitsAllocated/8 = %.0f x %.0f x %.0f x %.0f x %.0f/8 need %.0f",
                     path, got, v[0], v[1], v[2], v[3], v[4], need);
   return 0;
+}
+
+/* A transfer syntax in messages: "JPEG 2000 Image Compression (Lossless Only)". */
+std::string ts_name(const gdcm::TransferSyntax &ts) {
+  gdcm::UIDs uid;
+  const char *name = ts.GetString() && uid.SetFromUID(ts.GetString()) ? uid.GetName() : nullptr;
+  return name && *name ? name : std::string("transfer syntax ") + (ts.GetString() ? ts.GetString() : "?");
+}
+
+/* "bpxi.dcm: frame 4" for frame k (from 0) of a multi-frame file; the path alone for a
+ * single frame, or k < 0 (no frame known). */
+std::string frame_where(const char *path, long k, unsigned long frames) {
+  return k < 0 || frames < 2 ? std::string(path) : std::string(path) + ": frame " + std::to_string(k + 1);
+}
+
+/* JPEG 2000 frames against the header, before one is decoded. GDCM 3.0 decodes each
+ * fragment of a multi-frame object as one frame and trusts it to hold Columns x Rows
+ * samples: a larger frame was written past its buffer (heap corruption, an abort), a
+ * smaller one imported as good with the frame's pixels shifted; a frame of 8-bit samples in
+ * a file of 16 (or the reverse) crashed it too. So each frame's own header (its SIZ marker,
+ * read by OpenJPEG through GDCM's codec, nothing decoded) must say Columns x Rows of one
+ * sample of the file's BitsAllocated. A frame whose header cannot be read is named too. */
+int check_j2k_frames(const gdcm::Pixmap &pm, const char *path, unsigned cols, unsigned rows, unsigned long frames) {
+  unsigned bits = pm.GetPixelFormat().GetBitsAllocated();
+  const gdcm::SequenceOfFragments *sf = pm.GetDataElement().GetSequenceOfFragments();
+  size_t nf = sf ? sf->GetNumberOfFragments() : 0;
+  if (nf == 0 || (frames > 1 && nf != frames))
+    return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: %zu JPEG 2000 fragments for %lu frames; one fragment a "
+                    "frame is read", path, nf, frames);
+  for (unsigned long k = 0; k < frames; k++) {
+    std::string bytes;
+    if (frames > 1) {
+      const gdcm::ByteValue *bv = sf->GetFragment(k).GetByteValue();
+      if (bv) bytes.assign(bv->GetPointer(), bv->GetLength());
+    } else {
+      bytes.resize(sf->ComputeByteLength());
+      if (bytes.empty() || !sf->GetBuffer(&bytes[0], (unsigned long)bytes.size())) bytes.clear();
+    }
+    std::istringstream is(bytes);
+    gdcm::JPEG2000Codec codec;
+    gdcm::TransferSyntax ts;
+    std::string where = frame_where(path, long(k), frames);
+    if (bytes.empty() || !codec.GetHeaderInfo(is, ts))
+      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: the JPEG 2000 header of the frame cannot be read; "
+                      "the frame is damaged", where.c_str());
+    const unsigned *dim = codec.GetDimensions();
+    unsigned spp = codec.GetPixelFormat().GetSamplesPerPixel(), fbits = codec.GetPixelFormat().GetBitsAllocated();
+    if (dim[0] != cols || dim[1] != rows || spp != 1 || fbits != bits)
+      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: a JPEG 2000 frame of %u x %u pixels, %u sample%s of %u "
+                      "bits; (0028,0011) Columns, (0028,0010) Rows and (0028,0100) BitsAllocated say %u x %u, 1 of %u",
+                      where.c_str(), dim[0], dim[1], spp, spp == 1 ? "" : "s", fbits, cols, rows, bits);
+  }
+  return 0;
+}
+
+/* The first frame GDCM cannot decode alone, read by its region reader a frame at a time,
+ * for the message when decoding all of them failed; -1 when none fails alone, or none
+ * decodes (then the cause is not one frame's). */
+long failing_frame(const char *path, unsigned cols, unsigned rows, unsigned long frames) {
+  gdcm::ImageRegionReader rr;
+  rr.SetFileName(path);
+  if (frames < 2 || !rr.ReadInformation()) return -1;
+  long first = -1;
+  bool any = false;
+  for (unsigned long k = 0; k < frames; k++) {
+    gdcm::BoxRegion box;
+    box.SetDomain(0, cols - 1, 0, rows - 1, unsigned(k), unsigned(k));
+    rr.SetRegion(box);
+    std::vector<char> buf(rr.ComputeBufferLength());
+    if (!buf.empty() && rr.ReadIntoBuffer(buf.data(), buf.size()))
+      any = true;
+    else if (first < 0)
+      first = long(k);
+  }
+  return any ? first : -1;
 }
 
 /* What GDCM or the library threw, as a dbtr error naming the file. */
@@ -313,16 +385,20 @@ int dbtr__dcm_numbers(const dbtr__dcm *d, uint32_t tag, long frame, double *out,
   }
 }
 
-int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n) {
+int dbtr__dcm_decode(const dbtr__dcm *d, size_t n, dbtr__dcm_samples *raw) {
   const char *path = d->path.c_str();
+  /* Set here too: in a guarded child this may be the first of the shim's calls. */
+  gdcm::Trace::SetWarning(false);
+  gdcm::Trace::SetError(false);
   try {
     gdcm::PixmapReader r;
     r.SetFileName(path);
+    const gdcm::TransferSyntax &ts = d->header.GetFile().GetHeader().GetDataSetTransferSyntax();
     if (!r.Read()) {
       if (!d->header.GetFile().GetDataSet().FindDataElement(to_gdcm(kPixelData)))
         return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: missing", path);
-      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: GDCM cannot decode it (transfer syntax %s)", path,
-                      d->header.GetFile().GetHeader().GetDataSetTransferSyntax().GetString());
+      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: GDCM cannot decode it (%s)", path,
+                      ts_name(ts).c_str());
     }
     int rc = check_pixels_whole(r.GetFile(), path);
     if (rc) return rc;
@@ -331,20 +407,38 @@ int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n) {
     if (pf.GetSamplesPerPixel() != 1)
       return dbtr_err(DBTR_EFORMAT, "%s: (0028,0002) SamplesPerPixel: %u; grayscale (1) is expected", path,
                       unsigned(pf.GetSamplesPerPixel()));
-    size_t have = size_t(pm.GetDimension(0)) * pm.GetDimension(1) * (pm.GetNumberOfDimensions() > 2 ? pm.GetDimension(2) : 1);
+    unsigned cols = pm.GetDimension(0), rows = pm.GetDimension(1);
+    unsigned long frames = pm.GetNumberOfDimensions() > 2 ? pm.GetDimension(2) : 1;
+    size_t have = size_t(cols) * rows * frames;
     if (have != n)
       return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: %zu pixels; Rows x Columns x NumberOfFrames say %zu",
                       path, have, n);
-    std::vector<char> buf(pm.GetBufferLength());
-    if (!pm.GetBuffer(buf.data()))
-      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: GDCM cannot decode it", path);
-    if (!convert_any(pf.GetScalarType(), buf, out, n))
-      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: %zu bytes of %s samples; 8, 16 or 32-bit integers or floats of %zu pixels are read",
-                      path, buf.size(), pf.GetScalarTypeAsString(), n);
+    if (gdcm::JPEG2000Codec().CanDecode(ts) && (rc = check_j2k_frames(pm, path, cols, rows, frames))) return rc;
+    size_t size = 0, len = pm.GetBufferLength();
+    for (const auto &k : kSampleTypes)
+      if (k.type == pf.GetScalarType()) size = k.size;
+    if (size == 0 || len != n * size || len > raw->cap)
+      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: %zu bytes of %s samples; 8, 16 or 32-bit integers or "
+                      "floats of %zu pixels are read", path, len, pf.GetScalarTypeAsString(), n);
+    if (!pm.GetBuffer(reinterpret_cast<char *>(raw->data))) {
+      long k = failing_frame(path, cols, rows, frames);
+      return dbtr_err(DBTR_EFORMAT, "%s: (7FE0,0010) PixelData: GDCM cannot decode %s (%s)",
+                      frame_where(path, k, frames).c_str(), k < 0 ? "it" : "this frame", ts_name(ts).c_str());
+    }
+    raw->type = int(pf.GetScalarType());
     return 0;
   } catch (...) {
     return caught(path);
   }
+}
+
+int dbtr__dcm_convert(const dbtr__dcm_samples *raw, double *out, size_t n) {
+  for (const auto &k : kSampleTypes)
+    if (int(k.type) == raw->type && n * k.size <= raw->cap) {
+      k.fn(raw->data, out, n);
+      return 0;
+    }
+  return dbtr_err(DBTR_EINTERNAL, "DICOM import: decoded samples of unknown type %d", raw->type);
 }
 
 int dbtr__dcm_check(const char *path) {

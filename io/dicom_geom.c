@@ -31,6 +31,21 @@ int dbtr__need(const dbtr__dcm *d, uint32_t tag, long frame, double *out, int co
 
 static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+/* dbtr_geom_check of view k alone, its refusal naming where the view's values come from
+ * (where: a single-frame view's file, or "bpxi.dcm: frame 4"), not the first file of a folder
+ * and a view counted from 0. The check names a view by its index in the geometry it is given,
+ * always "view 0" here: that part of its message gives way to the place. */
+static int check_view(const dbtr_geom *g, size_t k, const char *where) {
+  dbtr_geom one = {1, g->n_rows, g->n_cols, g->source + 3 * k, g->detector_center + 3 * k, g->detector_u + 3 * k,
+                   g->detector_v + 3 * k};
+  int rc = dbtr_geom_check(&one, "");
+  if (!rc) return 0;
+  const char *msg = dbtr_errmsg(), *prefix = ": view 0: ";
+  char reason[1024];
+  snprintf(reason, sizeof reason, "%s", strncmp(msg, prefix, strlen(prefix)) == 0 ? msg + strlen(prefix) : msg);
+  return dbtr_err(rc, "%s: %s", where, reason);
+}
+
 int dbtr__geom_single(dbtr_geom *g, const dbtr__sf_view *views, size_t n, size_t rows, size_t cols,
                       const double spacing[2], const dbtr_dicom_opts *o) {
   int rc = dbtr_geom_init(g, n, rows, cols);
@@ -68,8 +83,14 @@ int dbtr__geom_single(dbtr_geom *g, const dbtr__sf_view *views, size_t n, size_t
       break;
     }
     double r = -b + sqrt(disc);
+    if (!isfinite(r)) {
+      rc = dbtr_err(DBTR_EFORMAT, "%s: (0018,1110) DistanceSourceToDetector: %g mm; the source's position is beyond "
+                    "what a double holds", views[k].path, sid);
+      break;
+    }
     for (int i = 0; i < 3; i++) s[i] = p[i] + chest[i] + r * d[i];
   }
+  for (size_t k = 0; k < n && !rc; k++) rc = check_view(g, k, views[k].path);
   return rc ? rc : dbtr_geom_check(g, views[0].path);
 }
 
@@ -177,5 +198,7 @@ int dbtr__geom_isocenter(dbtr_geom *g, const dbtr__dcm *d, size_t frames, size_t
     apply(m, none, u, g->detector_u + 3 * k);
     apply(m, none, v, g->detector_v + 3 * k);
   }
+  char where[1200];
+  for (size_t k = 0; k < frames && !rc; k++) rc = check_view(g, k, dbtr__dcm_where(d, (long)k, where, sizeof where));
   return rc ? rc : dbtr_geom_check(g, dbtr__dcm_path(d));
 }

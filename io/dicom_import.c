@@ -5,6 +5,7 @@
  * pixel values can be taken as counts, reads the pixels, derives a reconstruction grid
  * from the breast thickness where the files give it, and writes a provenance note for
  * each quantity. The geometry is io/dicom_geom.c's; GDCM is reached through io/dicom.cc. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "io/dicom.h"
 
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "io/atomic_file.h"
@@ -175,9 +177,58 @@ static int image_size(const dbtr__dcm *d, size_t *frames, size_t *rows, size_t *
   return 0;
 }
 
+/* How a file's pixels are decoded: in this process (seconds 0), or in a guarded child with
+ * seconds to finish, which writes the samples, and their type, into raw: memory it shares
+ * with this process. */
+typedef struct {
+  unsigned seconds;
+  dbtr__dcm_samples *raw; /* the mapping's start; its samples follow it */
+  size_t bytes;           /* the mapping's length */
+} pixel_reader;
+
+/* GDCM decodes compressed pixel data through OpenJPEG (JPEG 2000) and CharLS (JPEG-LS); a
+ * crash in any of them is the file's. */
+static const dbtr__guard_lib gdcm_decoders = {{"libgdcm", "libopenjp2", "libcharls"}, "GDCM", "decoding the pixel data", 1};
+
+/* 8 bytes a pixel of one file, room for any sample type read: what alloc_proj counts beside
+ * the projections (so per_file x 8 does not overflow). */
+static int reader_open(pixel_reader *r, size_t per_file, unsigned seconds) {
+  r->seconds = seconds;
+  r->bytes = sizeof *r->raw + 8 * per_file;
+  void *p = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    r->raw = NULL;
+    return dbtr_err(DBTR_ENOMEM, "cannot map %zu bytes for one file's decoded pixels: %s", r->bytes, strerror(errno));
+  }
+  r->raw = p;
+  r->raw->cap = 8 * per_file;
+  r->raw->data = (unsigned char *)(r->raw + 1); /* aligned: the struct's size is a multiple of its pointer's */
+  return 0;
+}
+
+static void reader_close(pixel_reader *r) {
+  if (r->raw) munmap(r->raw, r->bytes);
+  r->raw = NULL;
+}
+
+typedef struct {
+  const dbtr__dcm *d;
+  size_t n;
+  dbtr__dcm_samples *raw;
+} decode_job;
+
+static int decode(void *ctx) {
+  decode_job *j = ctx;
+  return dbtr__dcm_decode(j->d, j->n, j->raw);
+}
+
 /* Reads the pixels of d into out (n values) and checks they are counts. */
-static int read_counts(const dbtr__dcm *d, double *out, size_t n, size_t cols, size_t per_view) {
-  int rc = dbtr__dcm_pixels(d, out, n);
+static int read_counts(pixel_reader *r, const dbtr__dcm *d, double *out, size_t n, size_t cols, size_t per_view) {
+  decode_job job = {d, n, r->raw};
+  r->raw->type = -1; /* not a sample type: set by a decode that succeeds */
+  int rc = r->seconds ? dbtr__guarded_call_in(&gdcm_decoders, decode, &job, r->seconds, dbtr__dcm_path(d))
+                      : decode(&job);
+  if (!rc) rc = dbtr__dcm_convert(r->raw, out, n);
   for (size_t i = 0; i < n && !rc; i++) {
     if (out[i] >= 0.0 && isfinite(out[i])) continue;
     char where[1200];
@@ -200,7 +251,7 @@ static dbtr_dtype smallest_dtype(const double *p, size_t n) {
 }
 
 /* The projections in double, checked with what reading a file's pixels holds beside them
- * (GDCM's decoded buffer, at most 8 bytes a pixel, of per_file pixels) against the memory
+ * (its decoded samples, 8 bytes a pixel of per_file pixels: pixel_reader) against the memory
  * available before the first allocation: a small compressed file can declare gigabytes. */
 static int alloc_proj(dbtr_scan *s, size_t per_file) {
   size_t n;
@@ -258,13 +309,16 @@ static size_t central_view(const dbtr_geom *g) {
 
 /* ---- one multi-frame Breast Projection X-Ray Image ---- */
 
-static int import_multi(dbtr_scan *s, const dbtr__dcm *d, const char *sop_name) {
+static int import_multi(dbtr_scan *s, const dbtr__dcm *d, const char *sop_name, unsigned seconds) {
   size_t frames, rows, cols;
+  pixel_reader r = {0};
   int mirrored = 0, rc = image_size(d, &frames, &rows, &cols);
   for (size_t k = 0; k < frames && !rc; k++) rc = check_linear(d, (long)k);
   if (!rc) rc = dbtr__geom_isocenter(&s->geom, d, frames, rows, cols, &mirrored);
   if (!rc) rc = alloc_proj(s, frames * rows * cols);
-  if (!rc) rc = read_counts(d, s->proj, frames * rows * cols, cols, rows * cols);
+  if (!rc) rc = reader_open(&r, frames * rows * cols, seconds);
+  if (!rc) rc = read_counts(&r, d, s->proj, frames * rows * cols, cols, rows * cols);
+  reader_close(&r);
   if (rc) return rc;
   size_t c = central_view(&s->geom);
   rc = dbtr_scan_note_set(s, "projections", "counts: the stored pixel values of the %zu frames of %s, a %s", frames,
@@ -364,7 +418,8 @@ static int single_notes(dbtr_scan *s, const sf_file *f, size_t n, const char *so
   return rc;
 }
 
-static int import_single(dbtr_scan *s, const input *in, const char *sop_name, const dbtr_dicom_opts *o) {
+static int import_single(dbtr_scan *s, const input *in, const char *sop_name, const dbtr_dicom_opts *o,
+                         unsigned seconds) {
   sf_file *f = calloc(in->n, sizeof *f);
   dbtr__sf_view *views = calloc(in->n, sizeof *views);
   int rc = f && views ? 0 : dbtr_err(DBTR_ENOMEM, "out of memory reading %zu DICOM headers", in->n);
@@ -382,7 +437,11 @@ static int import_single(dbtr_scan *s, const input *in, const char *sop_name, co
   if (!rc) rc = dbtr__geom_single(&s->geom, views, in->n, f[0].rows, f[0].cols, f[0].spacing, o);
   if (!rc) rc = alloc_proj(s, f[0].rows * f[0].cols);
   size_t per_view = f[0].rows * f[0].cols; /* checked by alloc_proj */
-  for (size_t k = 0; k < in->n && !rc; k++) rc = read_counts(f[k].d, s->proj + k * per_view, per_view, f[0].cols, per_view);
+  pixel_reader r = {0};
+  if (!rc) rc = reader_open(&r, per_view, seconds);
+  for (size_t k = 0; k < in->n && !rc; k++)
+    rc = read_counts(&r, f[k].d, s->proj + k * per_view, per_view, f[0].cols, per_view);
+  reader_close(&r);
   if (!rc) rc = single_notes(s, f, in->n, sop_name, o);
   size_t c = rc ? 0 : central_view(&s->geom);
   if (!rc) rc = thickness_grid(s, f[c].d, -1, c);
@@ -391,8 +450,10 @@ static int import_single(dbtr_scan *s, const input *in, const char *sop_name, co
   return rc;
 }
 
-int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o) {
-  if (!s || !o) return dbtr_err(DBTR_EINVAL, "dbtr_dicom_import: no scan or options given");
+/* The import, each file's pixels decoded in a guarded child with seconds to finish, or in
+ * this process (seconds 0). */
+static int import_with(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o,
+                       unsigned seconds) {
   memset(s, 0, sizeof *s);
   if (!(o->i0 > 0.0 && isfinite(o->i0)))
     return dbtr_err(DBTR_EINVAL, "i0 %g: the unattenuated counts must be a positive number", o->i0);
@@ -405,7 +466,8 @@ int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, co
       rc = dbtr_err(DBTR_EFORMAT, "%s: a %s holds every view and is imported alone, but %zu files are given",
                     in.paths[i], sop_name, in.n);
   }
-  if (!rc) rc = kind == KIND_MULTI ? import_multi(s, in.dcm[0], sop_name) : import_single(s, &in, sop_name, o);
+  if (!rc)
+    rc = kind == KIND_MULTI ? import_multi(s, in.dcm[0], sop_name, seconds) : import_single(s, &in, sop_name, o, seconds);
   void *i0 = NULL;
   if (!rc) rc = dbtr_alloc(&i0, 1, sizeof(double), "i0");
   s->i0 = i0;
@@ -421,9 +483,14 @@ int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, co
   return rc;
 }
 
+int dbtr_dicom_import(dbtr_scan *s, const char *const *paths, size_t n_paths, const dbtr_dicom_opts *o) {
+  if (!s || !o) return dbtr_err(DBTR_EINVAL, "dbtr_dicom_import: no scan or options given");
+  return import_with(s, paths, n_paths, o, 0);
+}
+
 /* ---- the guarded read ---- */
 
-static const dbtr__guard_lib gdcm_lib = {"libgdcm", "GDCM", "reading the DICOM file", 1};
+static const dbtr__guard_lib gdcm_lib = {{"libgdcm"}, "GDCM", "reading the DICOM file", 1};
 
 /* In the child: the file's header and whole structure, its pixel data undecoded. */
 static int check_file(void *path) {
@@ -443,5 +510,5 @@ int dbtr_dicom_import_guarded(dbtr_scan *s, const char *const *paths, size_t n_p
   for (size_t i = 0; i < in.n && !rc; i++)
     rc = dbtr__guarded_call_in(&gdcm_lib, check_file, in.paths[i], seconds, in.paths[i]);
   input_free(&in);
-  return rc ? rc : dbtr_dicom_import(s, paths, n_paths, o);
+  return rc ? rc : import_with(s, paths, n_paths, o, seconds);
 }

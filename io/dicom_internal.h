@@ -52,13 +52,25 @@ int dbtr__dcm_has(const dbtr__dcm *d, uint32_t tag);
 /* "view3.dcm", or "bpxi.dcm: frame 4" for frame 3 of a multi-frame object (frames are
  * counted from 1 in messages, as DICOM counts them), for messages. */
 const char *dbtr__dcm_where(const dbtr__dcm *d, long frame, char *buf, size_t cap);
-/* Decodes the pixel data of every frame, in any transfer syntax GDCM reads, into out
- * (n = frames x rows x cols values): the stored values, with no rescale. Reads the file
- * again, pixels and all: only the header was read before. */
-int dbtr__dcm_pixels(const dbtr__dcm *d, double *out, size_t n);
+/* One file's decoded pixel data, the samples as GDCM gives them, before they become doubles:
+ * the decode may run in a guarded child (io/dicom_import.c), which writes them into memory
+ * it shares with the import. */
+typedef struct {
+  int type;            /* the sample type, set by dbtr__dcm_decode (io/dicom.cc's own code) */
+  size_t cap;          /* bytes at data: 8 a pixel, room for any sample type read */
+  unsigned char *data;
+} dbtr__dcm_samples;
+/* Decodes the pixel data of every frame, in any transfer syntax GDCM reads, into raw
+ * (n = frames x rows x cols samples): the stored values, with no rescale. Reads the file
+ * again, pixels and all: only the header was read before. A JPEG 2000 frame's header is
+ * checked against Rows x Columns before any frame is decoded, and a frame that fails is
+ * named. */
+int dbtr__dcm_decode(const dbtr__dcm *d, size_t n, dbtr__dcm_samples *raw);
+/* The n samples of raw, decoded, as doubles in out. */
+int dbtr__dcm_convert(const dbtr__dcm_samples *raw, double *out, size_t n);
 /* Reads the whole file (its pixel data undecoded) and checks that it holds what its header
  * declares: not truncated, native pixel data of Rows x Columns x NumberOfFrames x
- * SamplesPerPixel x BitsAllocated / 8 bytes, and none of those 0. dbtr__dcm_pixels checks
+ * SamplesPerPixel x BitsAllocated / 8 bytes, and none of those 0. dbtr__dcm_decode checks
  * the same before it decodes; this is the check a guarded child runs (io/dicom_import.c). */
 int dbtr__dcm_check(const char *path);
 

@@ -5,7 +5,9 @@
 #define DBTR_IO_GUARD_H
 
 typedef struct {
-  const char *match;   /* part of the library's file name: "libhdf5", "libgdcm" */
+  /* Parts of the file names of the library and of those it calls on the file's data (GDCM's
+   * decoders: OpenJPEG, CharLS), NULL after the last: {"libhdf5"}, {"libgdcm", "libopenjp2"}. */
+  const char *match[4];
   const char *name;    /* the library in messages: "libhdf5", "GDCM" */
   const char *reading; /* what the child does, in messages: "reading the file's header" */
   /* 1: the child's stderr goes to /dev/null, for a library that prints what it asserts

@@ -45,7 +45,7 @@ static int report_fd = -1;
 /* The library whose crashes the child reports as a damaged file (set in the child only). */
 static const dbtr__guard_lib *guarded;
 
-static const dbtr__guard_lib hdf5_lib = {"libhdf5", "libhdf5", "reading the file's header", 0};
+static const dbtr__guard_lib hdf5_lib = {{"libhdf5"}, "libhdf5", "reading the file's header", 0};
 
 static void send_report(const report *r) {
   const char *p = (const char *)r;
@@ -75,18 +75,28 @@ static int in_library(void *addr, const char *name) {
   return addr && dladdr(addr, &dl) && dl.dli_fname && strstr(dl.dli_fname, name);
 }
 
-/* Whether the crash is the guarded library's: the faulting instruction is in it, or in the
- * C library (a memcpy; abort() after a failed assert) called by it: the first frame of the
- * interrupted stack outside the C library decides. A return address points after its call,
- * hence the - 1. */
+static int in_guarded(void *addr) {
+  for (int i = 0; i < 4 && guarded->match[i]; i++)
+    if (in_library(addr, guarded->match[i])) return 1;
+  return 0;
+}
+
+/* The C and C++ runtimes, which a library calls (memcpy, operator delete; abort() after a
+ * failed assert, or when free() finds the heap corrupted) and which do not decide whose
+ * crash it is. */
+static int in_runtime(void *addr) { return in_library(addr, "libc.so") || in_library(addr, "libstdc++.so"); }
+
+/* Whether the crash is the guarded library's: the faulting instruction is in it, or in a
+ * runtime called by it: the first frame of the interrupted stack outside the runtimes
+ * decides. A return address points after its call, hence the - 1. */
 static int crashed_in_guarded(void *uc) {
   void *pc = fault_pc(uc), *frames[64];
-  if (in_library(pc, guarded->match)) return 1;
-  if (!in_library(pc, "libc.so")) return 0;
+  if (in_guarded(pc)) return 1;
+  if (!in_runtime(pc)) return 0;
   int n = backtrace(frames, 64), i = 0;
   while (i < n && frames[i] != pc) i++;
   for (i++; i < n; i++)
-    if (!in_library(frames[i], "libc.so")) return in_library((char *)frames[i] - 1, guarded->match);
+    if (!in_runtime(frames[i])) return in_guarded((char *)frames[i] - 1);
   return 0;
 }
 
@@ -206,8 +216,8 @@ int dbtr__guarded_call_in(const dbtr__guard_lib *lib, int (*fn)(void *ctx), void
     return dbtr_err(DBTR_EINTERNAL, "%s: the header check ended without a report (exit status %d)", path,
                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   if (r.code == LIBHDF5_CRASH)
-    return dbtr_err(DBTR_EFORMAT, "%s: reading the file crashed %s (%s); the file is damaged in a way %s does not "
-                    "detect (docs/errors.md)", path, lib->name, signal_name(r.sig), lib->name);
+    return dbtr_err(DBTR_EFORMAT, "%s: %s crashed %s (%s); the file is damaged in a way %s does not detect "
+                    "(docs/errors.md)", path, lib->reading, lib->name, signal_name(r.sig), lib->name);
   r.msg[sizeof r.msg - 1] = 0;
   return r.code ? dbtr_err(r.code, "%s", r.msg) : 0;
 }

@@ -219,20 +219,36 @@ static int build_description(tiff_writer *w) {
   return 0;
 }
 
+/* Whether a TIFF RATIONAL (32-bit numerator and denominator) holds r pixels per mm: from
+ * 2^-32 to 2^32, with a factor 2 of margin. Outside, libtiff wrote 0 (a voxel of 1e12 mm),
+ * which readers take as no size, or the largest rational; such a page has no resolution
+ * tags, and the description keeps the exact size. */
+static int rational_holds(double r) { return r >= 0x1p-31 && r <= 0x1p31; }
+
 static int set_page_tags(TIFF *t, const tiff_writer *w, size_t k) {
+  double xr = 1.0 / w->grid->dx, yr = 1.0 / w->grid->dy;
   int ok =
       TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w->nx) && TIFFSetField(t, TIFFTAG_IMAGELENGTH, w->ny) &&
       TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (int)(8 * w->sample_bytes)) &&
       TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, w->u16 ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP) &&
       TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1) && TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
       TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) && TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->ny) &&
-      /* Pixels per mm; ImageJ takes the unit from the description, so the TIFF unit is NONE. */
-      TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / w->grid->dx) &&
-      TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / w->grid->dy) && TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+      TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE) && TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, w->ny);
+  /* Pixels per mm; ImageJ takes the unit from the description, so the TIFF unit is NONE. */
+  if (ok && rational_holds(xr) && rational_holds(yr))
+    ok = TIFFSetField(t, TIFFTAG_XRESOLUTION, xr) && TIFFSetField(t, TIFFTAG_YRESOLUTION, yr) &&
+         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
   /* ImageJ reads the description of the first page only. */
   if (ok && k == 0) ok = TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, w->desc);
   return ok;
+}
+
+/* A write that failed: libtiff's text ("Write error at scanline 0") loses the system's
+ * reason, so errno, cleared before the call, leads when the system gave one ("No space left
+ * on device", "File too large"). */
+static int write_failed(const tiff_writer *w, size_t k, int e, const char *fallback) {
+  if (!e) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, fallback));
+  return dbtr_err(DBTR_EIO, "%s: page %zu: %s (libtiff: %s)", w->path, k, strerror(e), log_msg(&w->log, fallback));
 }
 
 /* Moves to page k: page 0 by number, later pages by following the IFD chain, which is
@@ -256,10 +272,12 @@ static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint
     }
     /* libtiff only reads the strip it is given; its parameter is not const. */
     void *strip = w->u16 ? (void *)page : (void *)((const unsigned char *)w->data + k * w->page_bytes);
+    errno = 0;
     if (TIFFWriteRawStrip(t, 0, strip, (tmsize_t)w->page_bytes) < 0)
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the pixels"));
+      return write_failed(w, k, errno, "cannot write the pixels");
     /* Only the strile arrays changed, so libtiff rewrites them in place, not at the end. */
-    if (!TIFFFlush(t)) return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot flush"));
+    errno = 0;
+    if (!TIFFFlush(t)) return write_failed(w, k, errno, "cannot flush");
     dbtr_atomic_written(f);
   }
   return 0;
@@ -268,14 +286,17 @@ static int write_pixels(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f, uint
 static int write_tiff(TIFF *t, tiff_writer *w, const dbtr_atomic_file *f) {
   const size_t nz = w->grid->nz;
   /* 1: every IFD, its strile arrays left for later, so the IFDs come first in the file. */
-  for (size_t k = 0; k < nz; k++)
+  for (size_t k = 0; k < nz; k++) {
+    errno = 0;
     if (!set_page_tags(t, w, k) || !TIFFDeferStrileArrayWriting(t) || !TIFFWriteCheck(t, 0, "dbtr_tiff_write") ||
         !TIFFWriteDirectory(t))
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the IFD"));
+      return write_failed(w, k, errno, "cannot write the IFD");
+  }
   /* 2: the strile arrays (still zeros) of every page, after the IFDs. */
-  for (size_t k = 0; k < nz; k++)
-    if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t))
-      return dbtr_err(DBTR_EIO, "%s: page %zu: %s", w->path, k, log_msg(&w->log, "cannot write the strip arrays"));
+  for (size_t k = 0; k < nz; k++) {
+    errno = 0;
+    if (!goto_page(t, k) || !TIFFForceStrileArrayWriting(t)) return write_failed(w, k, errno, "cannot write the strip arrays");
+  }
   /* 3: the pixel data, appended page after page into one contiguous block. */
   uint16_t *page = NULL;
   int rc = w->u16 ? dbtr_alloc((void **)&page, w->page_bytes, 1, w->path) : 0;

@@ -14,6 +14,7 @@ It fails, never skips, when pydicom, h5py or numpy is missing: run.sh installs t
 """
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,7 @@ try:
     import numpy as np
     import pydicom
     from pydicom.dataset import Dataset, FileMetaDataset
+    from pydicom.encaps import encapsulate, generate_pixel_data_frame
     from pydicom.uid import ExplicitVRLittleEndian, generate_uid
 except ImportError as e:
     print(f"FAIL: {e}; the DICOM import tests need pydicom, h5py and numpy (run.sh installs python3-pydicom)")
@@ -283,6 +285,18 @@ def case_missing_tag(dbtr, work):
     expect_refusal(dbtr, work, [folder], f"{name}: (0018,1110) DistanceSourceToDetector: missing")
 
 
+def case_absurd_geometry_in_folder(dbtr, work):
+    """1e300 in one file of a folder of single frames (not the first view): the message named
+    the folder's first file, with the view counted from 0. Now the file that holds it."""
+    for attr, needle in [("DistanceSourceToDetector", "(0018,1110) DistanceSourceToDetector: 1e+300 mm"),
+                         ("PositionerPrimaryAngle", "the ray to detector corner")]:
+        shutil.rmtree(os.path.join(work, "views"), ignore_errors=True)
+        folder, name = single_folder(work, lambda ds: setattr(ds, attr, "1e300"))
+        if pydicom.dcmread(os.path.join(folder, name)).InstanceNumber == 1:
+            fail(f"{name} is the first view: the case needs another")
+        expect_refusal(dbtr, work, [folder], f"{name}: {needle}")
+
+
 def case_inconsistent_spacing(dbtr, work):
     folder, name = single_folder(work, lambda ds: setattr(ds, "ImagerPixelSpacing", ["0.5", "0.5"]))
     expect_refusal(dbtr, work, [folder], f"{name}: (0018,1164) ImagerPixelSpacing: 0.5\\0.5, but ")
@@ -363,7 +377,7 @@ def case_truncated_header(dbtr, work):
     path = os.path.join(work, "bpxi.dcm")
     write_multiframe(path, counts(12))
     truncate(path, 300)
-    expect_refusal(dbtr, work, [path], "bpxi.dcm: reading the file crashed GDCM (SIGABRT)")
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: reading the DICOM file crashed GDCM (SIGABRT)")
 
 
 def case_fifo(dbtr, work):
@@ -403,7 +417,99 @@ def case_dicomdir(dbtr, work):
     expect_refusal(dbtr, work, [path], "DICOMDIR: a DICOMDIR (the index of a DICOM folder), not an image")
 
 
+# JPEG 2000 (the transfer syntax most DBT projections come in): decoded in a guarded child
+# (io/dicom_import.c), each frame's header checked against the file's before one is decoded
+# (io/dicom.cc). GDCM writes the files (tests/dicom_j2k.cc); pydicom swaps their frames.
+def to_j2k(src, dst):
+    j2k = os.environ.get("DBTR_DICOM_J2K")
+    if not j2k:
+        fail("DBTR_DICOM_J2K (tests/dicom_j2k, the JPEG 2000 writer) is not set: tests/import.cmake sets it")
+    run([j2k, src, dst])
+
+
+def j2k_frames(path):
+    ds = pydicom.dcmread(path)
+    return ds, [bytes(f) for f in generate_pixel_data_frame(ds.PixelData, int(ds.NumberOfFrames))]
+
+
+def j2k_with_frame(work, edit):
+    """The known multi-frame object in JPEG 2000, its frame 4 (index 3) replaced by
+    edit(frames), saved as bpxi.dcm."""
+    plain, path = os.path.join(work, "plain.dcm"), os.path.join(work, "bpxi.dcm")
+    write_multiframe(plain, counts(14))
+    to_j2k(plain, path)
+    ds, frames = j2k_frames(path)
+    frames[3] = edit(frames)
+    ds.PixelData = encapsulate(frames)
+    ds.save_as(path, write_like_original=False)
+    os.remove(plain)
+    return path
+
+
+def other_j2k_frame(work, shape, bits=16):
+    """Frame 1 of a JPEG 2000 object of other pixels: shape (rows, columns), bits a sample."""
+    src, dst = os.path.join(work, "other.dcm"), os.path.join(work, "other_j2k.dcm")
+    c = counts(15)[:, : shape[0], : shape[1]] if shape[0] <= ROWS else np.tile(counts(15), (1, 2, 2))
+    ds = dataset(BPXI_PROCESSING, generate_uid(), c)
+    ds.NumberOfFrames = len(c)
+    if bits == 8:
+        ds.BitsAllocated, ds.BitsStored, ds.HighBit = 8, 8, 7
+        ds.PixelData = (c % 256).astype(np.uint8).tobytes()
+    ds.save_as(src, write_like_original=False)
+    to_j2k(src, dst)
+    frame = j2k_frames(dst)[1][0]
+    os.remove(src)
+    os.remove(dst)
+    return frame
+
+
+def case_j2k_multiframe(dbtr, work):
+    """A JPEG 2000 multi-frame object imports exactly: the counts are the pixels, bit for bit
+    (lossless), decoded in the guarded child and handed back."""
+    c = counts(14)
+    plain, path = os.path.join(work, "plain.dcm"), os.path.join(work, "bpxi.dcm")
+    write_multiframe(plain, c)
+    to_j2k(plain, path)
+    if pydicom.dcmread(path).file_meta.TransferSyntaxUID != "1.2.840.10008.1.2.4.90":
+        fail(f"{path}: not written as JPEG 2000 (lossless)")
+    out = os.path.join(work, "scan.h5")
+    run([dbtr, "import", path, "-o", out, "--i0", str(I0), "--quiet"])
+    check_scan(out, c, known_geometry(), {"source": "(0018,9543/9544)"})
+
+
+def case_j2k_corrupt_frame(dbtr, work):
+    """Frame 4 cut to half its bytes (its end marker kept): OpenJPEG printed its complaint on
+    stderr before dbtr's line, which named neither frame. One line, naming the frame."""
+    path = j2k_with_frame(work, lambda f: f[3][: len(f[3]) // 2] + b"\xff\xd9")
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: frame 4: (7FE0,0010) PixelData: GDCM cannot decode this frame "
+                   "(JPEG 2000 Image Compression (Lossless Only))")
+
+
+def case_j2k_frame_size(dbtr, work):
+    """Frame 4 of 24 x 32 pixels in an object of 48 x 64: GDCM imported it as good, the pixels
+    shifted; a larger frame overran GDCM's buffer (abort). Each frame's header is checked."""
+    frame = other_j2k_frame(work, (24, 32))
+    path = j2k_with_frame(work, lambda f: frame)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: frame 4: (7FE0,0010) PixelData: a JPEG 2000 frame of 32 x 24 pixels")
+    big = other_j2k_frame(work, (96, 128))
+    path = j2k_with_frame(work, lambda f: big)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: frame 4: (7FE0,0010) PixelData: a JPEG 2000 frame of 128 x 96 pixels")
+
+
+def case_j2k_frame_bits(dbtr, work):
+    """Frame 4 of 8-bit samples in an object of 16: GDCM crashed (SIGSEGV or SIGABRT)."""
+    frame = other_j2k_frame(work, (ROWS, COLS), bits=8)
+    path = j2k_with_frame(work, lambda f: frame)
+    expect_refusal(dbtr, work, [path], "bpxi.dcm: frame 4: (7FE0,0010) PixelData: a JPEG 2000 frame of 64 x 48 pixels, "
+                   "1 sample of 8 bits")
+
+
 CASES = {
+    "absurd_geometry_in_folder": case_absurd_geometry_in_folder,
+    "j2k_multiframe": case_j2k_multiframe,
+    "j2k_corrupt_frame": case_j2k_corrupt_frame,
+    "j2k_frame_size": case_j2k_frame_size,
+    "j2k_frame_bits": case_j2k_frame_bits,
     "dicomdir": case_dicomdir,
     "truncated_multiframe": case_truncated_multiframe,
     "truncated_in_folder": case_truncated_in_folder,

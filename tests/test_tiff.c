@@ -211,6 +211,38 @@ DBTR_TEST(float64_round_trip) {
   tmp_remove(dir);
 }
 
+/* Voxel sizes whose resolution (1/d pixels per mm) a TIFF RATIONAL (32-bit numerator and
+ * denominator) cannot hold: 1e12 mm gave XResolution 0, which readers took as a size of
+ * nothing (dbtr's own reader refused its own file). Such a file carries no resolution tags,
+ * and the exact size stays in the description; a size within the range keeps its tags. */
+DBTR_TEST(extreme_voxel_sizes_no_zero_resolution) {
+  char dir[64], path[256];
+  REQUIRE(tmp_make(dir) == 0);
+  tmp_path(path, dir, "vol.tif");
+  /* 1e12 mm: 1e-12 pixels per mm, below 2^-32; 1e-12 mm: 1e12, above 2^32; 0.1: inside. */
+  const double sizes[3] = {1e12, 1e-12, 0.1};
+  for (int i = 0; i < 3; i++) {
+    dbtr_grid g = make_grid(4, 3, 2);
+    g.dx = g.dy = sizes[i];
+    float *v = coded_volume(&g);
+    REQUIRE_OK(dbtr_tiff_write(path, &g, v, NULL));
+    TIFF *t = TIFFOpen(path, "r");
+    REQUIRE(t);
+    float xr = -1.0f;
+    int has = TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr);
+    TIFFClose(t);
+    CHECK(i == 2 ? has && xr == (float)(1.0 / sizes[i]) : !has);
+    dbtr_grid r;
+    float *back = NULL;
+    REQUIRE_OK(dbtr_tiff_read(path, &r, &back));
+    CHECK(r.dx == sizes[i] && r.dy == sizes[i]);
+    free(back);
+    free(v);
+    remove(path);
+  }
+  tmp_remove(dir);
+}
+
 DBTR_TEST(three_pages_nx_ne_ny) {
   char dir[64], path[256];
   REQUIRE(tmp_make(dir) == 0);
@@ -425,6 +457,6 @@ DBTR_TEST(write_refusals) {
   tmp_remove(dir);
 }
 
-DBTR_TEST_MAIN(u16_conversion, float32_round_trip, float64_round_trip, uint16_round_trip, three_pages_nx_ne_ny, imagej_description,
+DBTR_TEST_MAIN(u16_conversion, float32_round_trip, float64_round_trip, uint16_round_trip, three_pages_nx_ne_ny, extreme_voxel_sizes_no_zero_resolution, imagej_description,
                page_tags, bigtiff_decision, bigtiff_forced_round_trip, contiguous_pixel_data, missing_folder,
                failed_write_leaves_nothing, write_refusals)
