@@ -66,6 +66,8 @@ int dbtr_gpu_benchmark(dbtr_backend *b, const dbtr_problem *prob, int repeats, d
   if ((rc = median_ms(b, prob, repeats, DBTR_GPU_PHASE_FORWARD, &out->forward_ms))) return rc;
   if ((rc = median_ms(b, prob, repeats, DBTR_GPU_PHASE_GATHER, &out->back_ms))) return rc;
   if ((rc = median_ms(b, prob, repeats, PHASE_ITERATION, &out->iteration_ms))) return rc;
+  out->exchange_ms = 0.0;
+  if (mem.gpus > 1 && (rc = median_ms(b, prob, repeats, DBTR_GPU_PHASE_EXCHANGE, &out->exchange_ms))) return rc;
   out->bytes = (double)mem.used;
   if ((rc = dbtr_gpu_separable(b)) < 0) return rc;
   out->separable = rc;

@@ -12,6 +12,8 @@ typedef struct {
   double forward_ms;   /* forward projection of every view (with the pixel terms), median */
   double back_ms;      /* gather back projection of every view with the update, median */
   double iteration_ms; /* one full ML-EM iteration (all subsets, fit included), median */
+  double exchange_ms;  /* on several GPUs, the exchange of a forward projection and a gather alone
+                          (DBTR_GPU_PHASE_EXCHANGE), median; 0 on one */
   double bytes;        /* device memory the backend holds */
   int separable;       /* 1: the separable gather runs (docs/ARCHITECTURE.md), 0: the per-pixel one */
 } dbtr_gpu_timing;

@@ -54,7 +54,11 @@ int dbtr_gpu_separable(const dbtr_backend *b);
 /* One phase of an ML-EM subset over every view of GPU backend b, as bench/ times it. */
 typedef enum {
   DBTR_GPU_PHASE_FORWARD = 0, /* the forward projection with the pixel terms and the data fit */
-  DBTR_GPU_PHASE_GATHER = 1   /* the gather back projection with the update (the volume changes) */
+  DBTR_GPU_PHASE_GATHER = 1,  /* the gather back projection with the update (the volume changes) */
+  /* On several GPUs, the two phases' exchange alone: each part's pixel terms and partial sums,
+   * then its slab, sent as the phases send them, with no compute to hide behind (on one GPU,
+   * nothing) */
+  DBTR_GPU_PHASE_EXCHANGE = 2
 } dbtr_gpu_phase;
 
 /* Runs one phase of b. Its launches are queued on the default stream of b's first GPU, which

@@ -17,8 +17,10 @@
  *
  * Several GPUs (docs/ARCHITECTURE.md): each part projects a contiguous share of each subset's
  * views; the pixel terms go to every other part, the block partial sums of the data fit to
- * the host, into the places one launch would have given them; each part then updates its slab
- * of slices and sends it to the others. Every sum keeps its one-GPU order. */
+ * the first part, into the places one launch would have given them; each part then updates
+ * its slab of slices and sends it to the others. Each part sends on a stream of its own, piece
+ * by piece, while it computes the next piece, and no part waits for the host (the section
+ * "several GPUs" below). Every sum keeps its one-GPU order. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +46,16 @@ static int use(const part *s) {
 static void part_free(part *s) {
   if (!s) return;
   cudaSetDevice(s->dev);
+  if (s->has_send) {
+    cudaStreamSynchronize(s->send);
+    cudaStreamDestroy(s->send);
+    for (int c = 0; c < DBTR__PIECES_MAX; c++) cudaEventDestroy(s->computed[c]);
+    cudaEventDestroy(s->sent);
+  }
   dbtr__gpu_arena_free(&s->arena);
   free(s->subset_start);
   free(s->sched_host);
   free(s->owner);
-  free(s->partial_host);
   free(s);
 }
 
@@ -85,22 +92,84 @@ static void share(int n, int d, int parts, int *p0, int *p1) {
   *p1 = (int)((long long)n * (d + 1) / parts);
 }
 
-static int sync_parts(const part *s) {
-  for (int d = 0; d < s->n_parts; d++) {
-    int rc = use(s->parts[d]);
-    if (rc) return rc;
-    DBTR_CUDA_TRY(cudaDeviceSynchronize());
+/* ---- several GPUs ----
+ * Every part queues its work without the host waiting: its compute on its device's default
+ * stream, piece by piece; after each piece, on its own send stream (non-blocking, so beside the
+ * next piece's kernels), the piece's results to every other part. At the end of a phase every
+ * part's default stream waits for every other part's sends, and the next phase starts from
+ * there: the forward projection of the next subset reads a whole volume, the gather every pixel
+ * term. No buffer is written while it is read: a part sends the pixel terms of its own views
+ * and the slices of its own slab, which no other part computes, into buffers the receiver reads
+ * only after the phase's end; and a part's sends of a phase follow the end of the phase before,
+ * by which every receiver has finished reading what they overwrite. */
+
+/* Queues on part p's send stream, after its compute so far: the wait for it. */
+static int send_after_compute(part *p, int piece) {
+  DBTR_CUDA_TRY(cudaEventRecord(p->computed[piece], 0));
+  DBTR_CUDA_TRY(cudaStreamWaitEvent(p->send, p->computed[piece], 0));
+  return 0;
+}
+
+/* bytes at offset `at` of buffer `which` (a member of part: e or vol) from part d to every other
+ * part, on d's send stream. */
+static int send_to_all(part *s, int d, size_t at, size_t bytes, char *part::*which) {
+  part *p = s->parts[d];
+  for (int d2 = 0; d2 < s->n_parts && bytes; d2++)
+    if (d2 != d) {
+      part *q = s->parts[d2];
+      DBTR_CUDA_TRY(cudaMemcpyPeerAsync(q->*which + at, q->dev, p->*which + at, p->dev, bytes, p->send));
+    }
+  return 0;
+}
+
+/* The end of a phase: every part's sends recorded, and every part's default stream waits for
+ * every other part's; the first part's device is left current. */
+static int phase_end(part *s) {
+  int rc = 0;
+  for (int d = 0; d < s->n_parts && !rc; d++)
+    if (!(rc = use(s->parts[d]))) DBTR_CUDA_TRY(cudaEventRecord(s->parts[d]->sent, s->parts[d]->send));
+  for (int d = 0; d < s->n_parts && !rc; d++) {
+    if ((rc = use(s->parts[d]))) break;
+    for (int d2 = 0; d2 < s->n_parts; d2++)
+      if (d2 != d) DBTR_CUDA_TRY(cudaStreamWaitEvent(0, s->parts[d2]->sent, 0));
   }
+  return rc ? rc : use(s);
+}
+
+/* Part d's pixel terms of list positions [i0, i1) (views of its share) to every other part, a
+ * copy per run of consecutive views; and, from a part other than the first, their block partial
+ * sums into the first part's, where one launch over the list would have written them: the
+ * (p1 - p0) columns [i0, i1) of n_t rows of n (one 3-D peer copy). */
+static int send_forward(part *s, int d, int all, size_t off, int n, int i0, int i1) {
+  part *p = s->parts[d];
+  size_t terms = s->npix * 2 * s->k->t_size;
+  int rc = 0;
+  for (int i = i0; i < i1 && !rc;) {
+    int k = host_view(s, all, off, i), run = 1;
+    while (i + run < i1 && host_view(s, all, off, i + run) == k + run) run++;
+    rc = send_to_all(s, d, (size_t)k * terms, (size_t)run * terms, &part::e);
+    i += run;
+  }
+  if (rc || d == 0) return rc;
+  size_t n_t = (size_t)s->n_rows * (size_t)s->col_tiles, row = (size_t)n * sizeof(double);
+  cudaMemcpy3DPeerParms c;
+  memset(&c, 0, sizeof c);
+  c.srcPtr = make_cudaPitchedPtr(p->partial + i0, row, (size_t)(i1 - i0) * sizeof(double), n_t);
+  c.dstPtr = make_cudaPitchedPtr(s->partial + i0, row, (size_t)(i1 - i0) * sizeof(double), n_t);
+  c.srcDevice = p->dev;
+  c.dstDevice = s->dev;
+  c.extent = make_cudaExtent((size_t)(i1 - i0) * sizeof(double), n_t, 1);
+  DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send));
   return 0;
 }
 
 /* The forward projection of a list of n views with the data fit, into the first part's fit.
- * On several GPUs each part projects its share; then each part's pixel terms go to every other
- * part (the gathers need all of them), and each part's partial sums to the host, where they
- * take the places one launch over the list would have given them, for the first part to
- * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made
- * where it is used rather than a batch's records before a launch of their own: one launch
- * keeps the blocks of a detector stretch, whose views read the same slices, side by side in L2
+ * On several GPUs each part projects its share, in pieces, each piece's pixel terms sent to
+ * every other part (the gathers need all of them) and its partial sums to the first part, into
+ * the places one launch over the list would have given them, for the first part to reduce:
+ * the same sums in the same order as on one GPU. Batched, each ray's record is made where it
+ * is used rather than a batch's records before a launch of their own: one launch keeps the
+ * blocks of a detector stretch, whose views read the same slices, side by side in L2
  * (kernels/layout.h). */
 static int forward(part *s, int all, size_t off, int n) {
   int rc = 0;
@@ -108,56 +177,45 @@ static int forward(part *s, int all, size_t off, int n) {
     rc = s->k->forward(s, list_of(s, all, off), n, 0, n, batched(s), 1);
     return rc ? rc : s->k->reduce_fit(s, n);
   }
-  int np = s->n_parts, p0, p1;
+  int np = s->n_parts, p0, p1, q0, q1;
   for (int d = 0; d < np && !rc; d++) {
     part *p = s->parts[d];
     share(n, d, np, &p0, &p1);
-    if (!(rc = use(p)) && p1 > p0) rc = p->k->forward(p, list_of(p, all, off), n, p0, p1, batched(p), 1);
-  }
-  if (rc || (rc = sync_parts(s))) return rc;
-  size_t pair = 2 * s->k->t_size, terms = s->npix * pair, n_t = (size_t)s->n_rows * (size_t)s->col_tiles,
-         np_n = (size_t)n * n_t;
-  double *merged = s->partial_host + (size_t)np * np_n;
-  for (int d = 0; d < np; d++) {
-    part *p = s->parts[d];
-    share(n, d, np, &p0, &p1);
-    for (int i = p0; i < p1; i++) {
-      size_t k = (size_t)host_view(s, all, off, i);
-      for (int d2 = 0; d2 < np; d2++)
-        if (d2 != d)
-          DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->e + k * terms, s->parts[d2]->dev, p->e + k * terms, p->dev, terms));
+    if ((rc = use(p)) || p1 == p0) continue;
+    int pieces = p1 - p0 < DBTR__FWD_PIECES ? p1 - p0 : DBTR__FWD_PIECES;
+    for (int c = 0; c < pieces && !rc; c++) {
+      share(p1 - p0, c, pieces, &q0, &q1);
+      rc = p->k->forward(p, list_of(p, all, off), n, p0 + q0, p0 + q1, batched(p), 1);
+      if (!rc) rc = send_after_compute(p, c);
+      if (!rc) rc = send_forward(s, d, all, off, n, p0 + q0, p0 + q1);
     }
-    double *h = s->partial_host + (size_t)d * np_n;
-    if ((rc = use(p))) return rc;
-    DBTR_CUDA_TRY(cudaMemcpy(h, p->partial, np_n * sizeof(double), cudaMemcpyDeviceToHost));
-    for (size_t t = 0; t < n_t; t++) memcpy(merged + t * (size_t)n + p0, h + t * (size_t)n + p0, (size_t)(p1 - p0) * sizeof(double));
   }
-  if ((rc = use(s))) return rc;
-  DBTR_CUDA_TRY(cudaMemcpy(s->partial, merged, np_n * sizeof(double), cudaMemcpyHostToDevice));
-  if ((rc = s->k->reduce_fit(s, n)) || (rc = sync_parts(s))) return rc;
-  return use(s);
+  if (rc || (rc = phase_end(s))) return rc;
+  return s->k->reduce_fit(s, n);
 }
 
 /* The gather with the update over a list of n views. On several GPUs each part updates its
- * slab of slices, then sends it to every other part, so each holds the whole volume again. */
+ * slab of slices, in pieces, each piece's slices sent to every other part, so each holds the
+ * whole volume again at the phase's end. */
 static int gather(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) return launch_gather(s, list_of(s, all, off), n);
+  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
-    if (!(rc = use(p))) rc = launch_gather(p, list_of(p, all, off), n);
+    int nzs = p->z1 - p->z0, pieces = nzs < DBTR__GATHER_PIECES ? nzs : DBTR__GATHER_PIECES, q0, q1;
+    if ((rc = use(p))) break;
+    for (int c = 0; c < pieces && !rc; c++) {
+      share(nzs, c, pieces, &q0, &q1);
+      part piece = *p; /* the part with its slab narrowed to the piece */
+      piece.z0 = p->z0 + q0;
+      piece.z1 = p->z0 + q1;
+      rc = launch_gather(&piece, list_of(p, all, off), n);
+      if (!rc) rc = send_after_compute(p, c);
+      if (!rc) rc = send_to_all(s, d, (size_t)piece.z0 * slice, (size_t)(q1 - q0) * slice, &part::vol);
+    }
   }
-  if (rc || (rc = sync_parts(s))) return rc;
-  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
-  for (int d = 0; d < s->n_parts; d++) {
-    part *p = s->parts[d];
-    size_t at = (size_t)p->z0 * slice, bytes = (size_t)(p->z1 - p->z0) * slice;
-    for (int d2 = 0; d2 < s->n_parts; d2++)
-      if (d2 != d && bytes)
-        DBTR_CUDA_TRY(cudaMemcpyPeer(s->parts[d2]->vol + at, s->parts[d2]->dev, p->vol + at, p->dev, bytes));
-  }
-  if ((rc = sync_parts(s))) return rc;
-  return use(s);
+  return rc ? rc : phase_end(s);
 }
 
 static int subset(dbtr_backend *b, size_t sub, double *fit) {
@@ -473,14 +531,24 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
   return rc;
 }
 
-/* On several GPUs: the parts' slabs, and what the first part keeps on the host to lead them
- * (the schedule, which part projects each view, room for the partial sums). */
+/* On several GPUs: the parts' slabs, each part's stream and events for its sends, and what the
+ * first part keeps on the host to lead them (the schedule, which part projects each view). */
 static int link_parts(part *s, const dbtr_problem *prob) {
-  int np = s->n_parts, p0, p1;
-  for (int d = 0; d < np; d++) share(s->nz, d, np, &s->parts[d]->z0, &s->parts[d]->z1);
-  size_t n_t = (size_t)s->n_rows * (size_t)s->col_tiles, room;
-  int rc = dbtr_size_mul(s->n_views * n_t, (size_t)np + 1, &room, "GPU partial sums");
-  if (!rc) rc = dbtr_alloc((void **)&s->partial_host, room, sizeof(double), "GPU partial sums");
+  int np = s->n_parts, p0, p1, rc = 0;
+  for (int d = 0; d < np && !rc; d++) {
+    part *p = s->parts[d];
+    share(s->nz, d, np, &p->z0, &p->z1);
+    if ((rc = use(p))) break;
+    int made = 0; /* the events made, the last being sent */
+    cudaError_t e = cudaStreamCreateWithFlags(&p->send, cudaStreamNonBlocking);
+    for (; e == cudaSuccess && made <= DBTR__PIECES_MAX; made++)
+      e = cudaEventCreateWithFlags(made < DBTR__PIECES_MAX ? &p->computed[made] : &p->sent, cudaEventDisableTiming);
+    p->has_send = e == cudaSuccess;
+    if (p->has_send) continue;
+    rc = dbtr_err(DBTR_EGPU, "GPU %d: a stream and events for its sends: %s", p->dev, cudaGetErrorString(e));
+    for (int c = 0; c + 1 < made; c++) cudaEventDestroy(p->computed[c]);
+    if (made) cudaStreamDestroy(p->send);
+  }
   if (!rc) rc = dbtr_alloc((void **)&s->sched_host, s->n_views, sizeof(int), "GPU schedule");
   if (!rc) rc = dbtr_alloc((void **)&s->owner, s->n_views, sizeof(int), "GPU schedule");
   for (size_t sub = 0; sub < prob->n_subsets && !rc; sub++) {
@@ -537,6 +605,21 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
   return 0;
 }
 
+/* The sends of a forward projection and a gather over every view, without their compute: what
+ * the exchange between GPUs costs where nothing hides it (bench/ times it). */
+static int exchange(part *s) {
+  if (s->n_parts == 1) return 0;
+  int rc = 0, n = (int)s->n_views, p0, p1;
+  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
+  for (int d = 0; d < s->n_parts && !rc; d++) {
+    part *p = s->parts[d];
+    share(n, d, s->n_parts, &p0, &p1);
+    if (!(rc = use(p)) && p1 > p0) rc = send_forward(s, d, 1, 0, n, p0, p1);
+    if (!rc) rc = send_to_all(s, d, (size_t)p->z0 * slice, (size_t)(p->z1 - p->z0) * slice, &part::vol);
+  }
+  return rc ? rc : phase_end(s);
+}
+
 /* The phases bench/ times (kernels/gpu.h): every view at once, as one subset would be. */
 extern "C" int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase) {
   if (!b || strncmp(b->name, "gpu:", 4) != 0) return dbtr_err(DBTR_EINVAL, "GPU phase: not a GPU backend");
@@ -545,6 +628,7 @@ extern "C" int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase) {
   if (rc) return rc;
   if (phase == DBTR_GPU_PHASE_FORWARD) return forward(s, 1, 0, (int)s->n_views);
   if (phase == DBTR_GPU_PHASE_GATHER) return gather(s, 1, 0, (int)s->n_views);
+  if (phase == DBTR_GPU_PHASE_EXCHANGE) return exchange(s);
   return dbtr_err(DBTR_EINVAL, "GPU phase: unknown phase %d", (int)phase);
 }
 

@@ -6,6 +6,7 @@
 #ifndef DBTR_GPU_INTERNAL_H
 #define DBTR_GPU_INTERNAL_H
 
+#include <cuda_runtime.h>
 #include <stddef.h>
 
 #include "kernels/gpu.h"
@@ -64,6 +65,11 @@ typedef struct {
   int *flag;                /* set to 1 once anything is found not separable */
 } dbtr__gpu_sep;
 
+/* The pieces a part's share of a phase is launched in, on several GPUs, so that the sends of
+ * one piece overlap the compute of the next (kernels/gpu_host.cu): the forward projection's
+ * share of views in DBTR__FWD_PIECES, the gather's slab of slices in DBTR__GATHER_PIECES. */
+enum { DBTR__FWD_PIECES = 2, DBTR__GATHER_PIECES = 4, DBTR__PIECES_MAX = 4 };
+
 /* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
  * holds the whole problem (data, volume, tables), projects its share of each subset's views
  * forward and updates its slab of slices, and the first part leads (parts, below). The host
@@ -81,7 +87,12 @@ struct dbtr__gpu_part {
   dbtr__gpu_part *parts[DBTR_GPUS_MAX];
   int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
   int *owner;       /* the first part, on several GPUs: the part that projects each view */
-  double *partial_host; /* the first part, on several GPUs: each part's partial sums, then the merged ones */
+  /* On several GPUs: the stream this part sends on (non-blocking: it runs beside the kernels of
+   * the device's default stream), an event after each piece of its compute (on the default
+   * stream), and one after its sends of a phase (on send). */
+  cudaStream_t send;
+  cudaEvent_t computed[DBTR__PIECES_MAX], sent;
+  int has_send;     /* the stream and events exist (made, and to be destroyed) */
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;

@@ -12,7 +12,7 @@
  * Under a GPU memory budget too small for every view's ray records (kernels/gpu.h), the
  * backend makes them again in batches of views; the match modes stay bitwise equal to the
  * CPU with batches of one view, and every mode gives the unbatched run's bits. Spread over
- * several GPUs (real ones where the machine has them, else several parts on the one), every
+ * several GPUs (2, 3 and 4 real ones where the machine has them, and several parts on one), every
  * mode gives the bits of one GPU. The referee's dd mode equals the CPU's dd precision bit for
  * bit (dd_match), and so does validate's referee on the GPU and on the CPU (referee_gpu_equals_cpu). */
 #include <string.h>
@@ -217,12 +217,15 @@ DBTR_TEST(gpus_same_bits) {
         int gpus, share;
         budget b;
         const char *what;
-      } runs[4] = {{2, 1, BUDGET_NONE, "2 parts on one GPU"},
+      } runs[7] = {{2, 1, BUDGET_NONE, "2 parts on one GPU"},
                    {3, 1, BUDGET_NONE, "3 parts on one GPU"},
                    {2, 1, BUDGET_ONE_VIEW, "2 parts, one view's rays at a time"},
-                   {2, 0, BUDGET_NONE, "2 GPUs"}};
-      for (int i = 0; i < 4; i++) {
-        if (!runs[i].share && n_dev < 2) continue;
+                   {2, 0, BUDGET_NONE, "2 GPUs"},
+                   {3, 0, BUDGET_NONE, "3 GPUs"},
+                   {4, 0, BUDGET_NONE, "4 GPUs"},
+                   {2, 0, BUDGET_ONE_VIEW, "2 GPUs, one view's rays at a time"}};
+      for (int i = 0; i < 7; i++) {
+        if (!runs[i].share && n_dev < runs[i].gpus) continue;
         char what[96];
         snprintf(what, sizeof what, "hologic%s, %s", r ? " turned" : "", runs[i].what);
         p.m.prob.gpus = runs[i].gpus;
