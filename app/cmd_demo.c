@@ -58,7 +58,7 @@ static const cli_opt demo_rows[] = {
 static char *path_in(const char *dir, const char *name) {
   size_t len = strlen(dir) + strlen(name) + 2;
   char *p = malloc(len);
-  if (p) snprintf(p, len, "%s/%s", dir, name);
+  if (p) snprintf(p, len, "%.*s/%s", cli_folder_len(dir), dir, name);
   return p;
 }
 

@@ -151,7 +151,7 @@ int app_recon_run(const char *cmd, dbtr_session *s, const app_recon_opts *o, voi
   if (o->times) o->times->iter_start = cli_now();
   rc = dbtr_session_run(s, &ro);
   app_progress_clear(&r.pr);
-  dbtr_atomic_on_signal_message(NULL);
+  cli_on_interrupt(cmd); /* the resume hint held during the iterations only */
   /* A DBTR_E* code is the session's; a positive one, an exit code the caller's hook returned. */
   if (rc) {
     ex = rc < 0 ? cli_fail(cmd, rc) : rc;
