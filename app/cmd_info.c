@@ -47,7 +47,7 @@ int dbtr_cmd_info(int argc, char **argv) {
     sum += s.proj[i];
   }
   printf("%s: dbtr-scan v1\n", in);
-  printf("  projections  %zu views x %zu rows x %zu cols, %s, stored as %s\n", g->n_views, g->n_rows, g->n_cols,
+  printf("  projections  %zu views of %zu x %zu pixels (columns x rows), %s, stored as %s\n", g->n_views, g->n_cols, g->n_rows,
          s.quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals", dtype_name(s.stored_dtype));
   printf("  values       min %.6g  mean %.6g  max %.6g\n", lo, sum / (double)n, hi);
   if (s.i0_shape != DBTR_I0_NONE) {
