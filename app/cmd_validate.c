@@ -15,6 +15,7 @@
 #include "app/validate.h"
 #include "engine/session.h"
 #include "engine/validate.h"
+#include "io/atomic_file.h"
 #include "io/tiff.h"
 #include "recon/error.h"
 
@@ -274,6 +275,8 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
    * be made shows in the check. A run that fails removes the ones it made (below). */
   made_diffs = o->diffs && !mkdir(o->diffs, 0755);
   made_report = o->report && !mkdir(o->report, 0755);
+  if (made_diffs) dbtr_atomic_rmdir_on_signal(o->diffs);
+  if (made_report) dbtr_atomic_rmdir_on_signal(o->report);
   if ((rc = dbtr_validate_open(&v, m, &vo))) goto fail;
   for (int p = 0; p < DBTR_PREC_COUNT && !o->quiet; p++)
     if (v.gpu_memory[p][0])

@@ -158,6 +158,9 @@ int app_recon_run(const char *cmd, dbtr_session *s, const app_recon_opts *o, voi
     goto done;
   }
   if (o->times) o->times->iter_end = cli_now();
+  /* The last checkpoint was written after the last iteration: named like every output. */
+  if (o->checkpoint)
+    cli_wrote(cmd, o->quiet, o->checkpoint, "checkpoint: the state after iteration %zu, for --resume", o->iterations);
   if ((rc = b->get_volume(b, tmp))) {
     ex = cli_fail(cmd, rc);
     goto done;
