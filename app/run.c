@@ -161,7 +161,7 @@ int app_recon_run(const char *cmd, dbtr_session *s, const app_recon_opts *o, voi
   /* The last checkpoint was written after the last iteration: named like every output. */
   if (o->checkpoint)
     cli_wrote(cmd, o->quiet, o->checkpoint, "checkpoint: the state after iteration %zu, for --resume", o->iterations);
-  if ((rc = b->get_volume(b, tmp))) {
+  if ((rc = dbtr_session_get_volume(s, tmp))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
