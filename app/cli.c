@@ -373,7 +373,36 @@ void cli_list_systems(FILE *f, int indent) {
     fprintf(f, "%*s%-8s %s\n", indent, "", (*s)->name, (*s)->description);
 }
 
+/* What cli_on_interrupt says: the command, the files cli_wrote named and the last of them. */
+static struct {
+  char cmd[32];
+  size_t n_wrote;
+  char last[900];
+} interrupt_state;
+
+void cli_on_interrupt(const char *cmd) {
+  snprintf(interrupt_state.cmd, sizeof interrupt_state.cmd, "%s", cmd);
+  /* On a terminal the progress line may hold the cursor: the message starts a line of its own. */
+  const char *nl = isatty(STDERR_FILENO) ? "\n" : "";
+  char line[1024];
+  size_t n = interrupt_state.n_wrote;
+  if (!n)
+    snprintf(line, sizeof line, "%sdbtr %s: interrupted; nothing was written\n", nl, cmd);
+  else
+    snprintf(line, sizeof line, "%sdbtr %s: interrupted after writing %zu file%s (the last: %s); nothing else was written\n",
+             nl, cmd, n, n == 1 ? "" : "s", interrupt_state.last);
+  dbtr_atomic_on_signal_message(line);
+}
+
+int cli_folder_len(const char *dir) {
+  size_t n = strlen(dir);
+  return (int)(n > 1 && dir[n - 1] == '/' ? n - 1 : n);
+}
+
 void cli_wrote(const char *cmd, int quiet, const char *path, const char *what_fmt, ...) {
+  interrupt_state.n_wrote++;
+  snprintf(interrupt_state.last, sizeof interrupt_state.last, "%s", path);
+  cli_on_interrupt(cmd);
   if (quiet) return;
   fprintf(stderr, "dbtr %s: wrote %s", cmd, path);
   if (what_fmt) {

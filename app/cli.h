@@ -104,12 +104,23 @@ int cli_convert_system(const char *text, void *target, char *why, size_t why_len
 void cli_list_systems(FILE *f, int indent);
 
 /* Says where an output went, one line per file on stderr, unless quiet:
- * "dbtr CMD: wrote PATH (what)"; what may be NULL. */
+ * "dbtr CMD: wrote PATH (what)"; what may be NULL. It also sets what a signal says from now on
+ * (cli_on_interrupt), with this file as the last written. */
 void cli_wrote(const char *cmd, int quiet, const char *path, const char *what_fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+
+/* What a signal that ends command cmd says (io/atomic_file.h), unless a command registers a
+ * line of its own (a resume hint): what was interrupted, and that nothing was written, or which
+ * file was written last (each was named as it was finished; a file being written is removed).
+ * Set by main for every command, and again by a command whose own line no longer holds. */
+void cli_on_interrupt(const char *cmd);
+
+/* The length of folder dir without its trailing '/' ("/" keeps it), to join a name to with
+ * "%.*s/%s", so "diffs/" gives "diffs/x.tif", not "diffs//x.tif". */
+int cli_folder_len(const char *dir);
 
 /* Whether two paths name one file, however spelled: the same device and inode when both
  * exist, else the same folder and the same name in it. */

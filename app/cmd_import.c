@@ -139,7 +139,7 @@ int dbtr_cmd_import(int argc, char **argv) {
   if (!ex && (rc = dbtr_scan_write(&scan, a.out, &wo))) ex = cli_fail(cmd, rc);
   if (!ex)
     cli_wrote(cmd, a.quiet, a.out, "%zu views of %zu x %zu pixels, counts, from %s%s; %.2f s; see dbtr info %s",
-              scan.geom.n_views, scan.geom.n_rows, scan.geom.n_cols, in[0], n_in > 1 ? " ..." : "", cli_now() - t0,
+              scan.geom.n_views, scan.geom.n_cols, scan.geom.n_rows, in[0], n_in > 1 ? " ..." : "", cli_now() - t0,
               a.out);
   dbtr_scan_free(&scan);
   free(in);

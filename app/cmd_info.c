@@ -1,10 +1,14 @@
-/* app/cmd_info.c: `dbtr info SCAN.h5`: what a scan file holds. */
+/* app/cmd_info.c: `dbtr info FILE`: what a scan file (.h5) or a volume (.tif) holds. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
 #include "io/scan.h"
+#include "io/tiff.h"
+#include "io/volume_format.h"
+#include "recon/error.h"
 
 static const char *i0_shape_name(dbtr_i0_shape s) {
   switch (s) {
@@ -25,16 +29,60 @@ static const char *dtype_name(dbtr_dtype d) {
   }
 }
 
+/* A volume, read as dbtr reads any TIFF volume (io/tiff.h): its grid, spacing, origin and
+ * value range. NIfTI has no reader in dbtr (io/nifti.h): refused, naming what reads it. */
+static int info_volume(const char *cmd, const char *in, dbtr_volume_type type) {
+  if (type != DBTR_VOLUME_TIFF) {
+    fprintf(stderr, "dbtr %s: %s: NIfTI volumes are written, not read, by dbtr; nibabel reads them "
+                    "(docs/volume-format.md), and dbtr info reads the same volume written as .tif\n", cmd, in);
+    return 2;
+  }
+  dbtr_grid g;
+  float *v = NULL;
+  int rc = dbtr_tiff_read(in, &g, &v);
+  if (rc) return cli_fail(cmd, rc);
+  size_t n = g.nx * g.ny * g.nz, zeros = 0, bad = 0;
+  double lo = HUGE_VAL, hi = -HUGE_VAL, sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[i];
+    if (!isfinite(x)) {
+      bad++;
+      continue;
+    }
+    lo = fmin(lo, x);
+    hi = fmax(hi, x);
+    sum += x;
+    zeros += x == 0.0;
+  }
+  printf("%s: TIFF volume\n", in);
+  printf("  grid         %zu x %zu x %zu voxels (x, y, z; slices are z)\n", g.nx, g.ny, g.nz);
+  printf("  spacing      %.6g x %.6g x %.6g mm\n", g.dx, g.dy, g.dz);
+  printf("  origin       (%.6g, %.6g, %.6g) mm, the centre of voxel (0, 0, 0)\n", g.origin[0], g.origin[1],
+         g.origin[2]);
+  printf("  extent       x %.6g .. %.6g, y %.6g .. %.6g, z %.6g .. %.6g mm (voxel centres)\n", g.origin[0],
+         g.origin[0] + (double)(g.nx - 1) * g.dx, g.origin[1], g.origin[1] + (double)(g.ny - 1) * g.dy, g.origin[2],
+         g.origin[2] + (double)(g.nz - 1) * g.dz);
+  if (bad < n)
+    printf("  values       min %.7g  mean %.7g  max %.7g; %zu voxels (%.2f%%) are 0\n", lo, sum / (double)(n - bad), hi,
+           zeros, 100.0 * (double)zeros / (double)n);
+  if (bad) printf("  not finite   %zu voxels\n", bad);
+  free(v);
+  return 0;
+}
+
 int dbtr_cmd_info(int argc, char **argv) {
   const char *cmd = "info", *in;
   const cli_command spec = {
       .name = cmd,
-      .usage = "SCAN.h5",
-      .about = "Prints the detector, views, geometry, data range and grid of a scan file.\n",
-      .operand = "scan file", .min_operands = 1, .max_operands = 1,
+      .usage = "SCAN.h5 | VOLUME.tif",
+      .about = "Prints the detector, views, geometry, data range and grid of a scan file; or the grid,\n"
+               "spacing, origin and value range of a volume (.tif, .tiff).\n",
+      .operand = "scan or volume file", .min_operands = 1, .max_operands = 1,
   };
   int ex;
   if (!cli_parse(&spec, argc, argv, &in, &ex)) return ex;
+  dbtr_volume_type type;
+  if (!dbtr__volume_type_by_name(in, &type)) return info_volume(cmd, in, type);
   dbtr_scan s;
   int rc = cli_read_scan(cmd, &s, in);
   if (rc) return cli_fail(cmd, rc);
@@ -47,7 +95,7 @@ int dbtr_cmd_info(int argc, char **argv) {
     sum += s.proj[i];
   }
   printf("%s: dbtr-scan v1\n", in);
-  printf("  projections  %zu views x %zu rows x %zu cols, %s, stored as %s\n", g->n_views, g->n_rows, g->n_cols,
+  printf("  projections  %zu views of %zu x %zu pixels (columns x rows), %s, stored as %s\n", g->n_views, g->n_cols, g->n_rows,
          s.quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals", dtype_name(s.stored_dtype));
   printf("  values       min %.6g  mean %.6g  max %.6g\n", lo, sum / (double)n, hi);
   if (s.i0_shape != DBTR_I0_NONE) {

@@ -12,7 +12,7 @@
 #include "recon/error.h"
 
 typedef struct {
-  const char *out, *format;
+  const char *out, *format, *fov_mask;
   app_recon_opts ro;
   app_grid_opts grid;
   double u16_scale;
@@ -47,6 +47,9 @@ static const cli_opt recon_rows[] = {
     {"--checkpoint-every", 0, CLI_SIZE, offsetof(recon_args, ro.checkpoint_every), "K",
      .help = "iterations between checkpoints", .def = "1", .min = 1, .max = 100000,
      .given = CLI_GIVEN(recon_args, every_given)},
+    {"--fov-mask", 0, CLI_STRING, offsetof(recon_args, fov_mask), "FILE",
+     .help = "also write the field of view: 1 where a ray reaches the voxel, 0 where none\n"
+             "does (those are 0 in the volume); .tif or .nii, float32"},
     {"--resume", 0, CLI_STRING, offsetof(recon_args, ro.resume), "FILE",
      .help = "go on from a checkpoint up to --iterations; the result is bitwise the\n"
      "same as an uninterrupted run (same scan, subsets, mode and precision)"},
@@ -95,12 +98,26 @@ static int format_of(const char *cmd, const recon_args *a, dbtr_tiff_opts *out) 
   return 0;
 }
 
+/* --fov-mask: the session's field of view (engine/fov.h) as a float32 volume of 0 and 1. */
+static int write_fov(const char *cmd, const char *path, const dbtr_grid *grid, const unsigned char *fov, size_t n_vox,
+                     int quiet) {
+  float *m = NULL;
+  int rc = dbtr_alloc((void **)&m, n_vox, sizeof *m, "--fov-mask volume");
+  for (size_t i = 0; !rc && i < n_vox; i++) m[i] = fov[i] ? 1.0f : 0.0f;
+  if (!rc) rc = dbtr_volume_write(path, grid, m, NULL);
+  free(m);
+  if (rc) return cli_fail(cmd, rc);
+  cli_wrote(cmd, quiet, path, "field of view, float32: 1 where a ray reaches the voxel, 0 where none does");
+  return 0;
+}
+
 /* The options checked for what each scan of many gets, then the run (app/recon_many.h). */
 static int recon_many(const char *cmd, recon_args *a, const char **ops, size_t n) {
   const app_recon_opts *o = &a->ro;
   if (o->checkpoint || o->resume)
     return cli_usage_error(cmd, "--%s is for one scan; many scans resume from their log (docs/scale-out.md)",
                            o->checkpoint ? "checkpoint" : "resume");
+  if (a->fov_mask) return cli_usage_error(cmd, "--fov-mask is for one scan");
   dbtr_tiff_opts topts;
   int ex = format_of(cmd, a, &topts);
   if (ex) return ex;
@@ -166,6 +183,10 @@ int dbtr_cmd_recon(int argc, char **argv) {
   int rc = ex ? 0 : dbtr_volume_type_of(a.out, &type);
   if (rc) return cli_fail(cmd, rc);
   if (!ex && o->checkpoint) ex = check_checkpoint(cmd, o, in, a.out, a.force);
+  if (!ex && a.fov_mask && cli_same_file(a.fov_mask, a.out))
+    ex = cli_usage_error(cmd, "--fov-mask %s is also the output volume (-o %s)", a.fov_mask, a.out);
+  if (!ex && a.fov_mask) ex = cli_check_output(cmd, a.fov_mask, inputs, 2, a.force);
+  if (!ex && a.fov_mask && (rc = dbtr_volume_type_of(a.fov_mask, &type))) return cli_fail(cmd, rc);
   if (ex) return ex;
 
   /* Where the time goes, said in the last line: reading, set-up (the checks, the GPU's start,
@@ -195,6 +216,9 @@ int dbtr_cmd_recon(int argc, char **argv) {
   }
   char backend[64];
   if ((ex = app_recon_run(cmd, s, o, vol, backend, sizeof backend))) goto done;
+  size_t n_unseen;
+  const unsigned char *fov = dbtr_session_fov(s, &n_unseen);
+  if (a.fov_mask && (ex = write_fov(cmd, a.fov_mask, &grid, fov, n_vox, o->quiet))) goto done;
   dbtr_session_close(&s);
   t_done = cli_now();
   double t_write = cli_now();
@@ -204,9 +228,9 @@ int dbtr_cmd_recon(int argc, char **argv) {
   }
   t_write = cli_now() - t_write;
   cli_wrote(cmd, o->quiet, a.out,
-            "%s volume %zu x %zu x %zu; %s; %.2f s: reading %.2f, set-up %.2f, iterations %.2f, read-back %.2f, "
-            "writing %.2f",
-            a.format, grid.nx, grid.ny, grid.nz, backend, cli_now() - t0, t_read, times.iter_start - t0 - t_read,
+            "%s volume %zu x %zu x %zu; %s; %zu voxels (%.2f%%) no ray reaches, written as 0; %.2f s: reading %.2f, "
+            "set-up %.2f, iterations %.2f, read-back %.2f, writing %.2f",
+            a.format, grid.nx, grid.ny, grid.nz, backend, n_unseen, 100.0 * (double)n_unseen / (double)n_vox, cli_now() - t0, t_read, times.iter_start - t0 - t_read,
             times.iter_end - times.iter_start, t_done - times.iter_end, t_write);
 done:
   dbtr_session_close(&s);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/cli.h"
 #include "app/commands.h"
@@ -14,6 +15,7 @@
 #include "app/validate.h"
 #include "engine/session.h"
 #include "engine/validate.h"
+#include "io/atomic_file.h"
 #include "io/tiff.h"
 #include "recon/error.h"
 
@@ -91,7 +93,7 @@ static size_t n_report_files(const dbtr_validate *v) {
 
 /* DIR/NAME (the report's files) or DIR/NAMESUFFIX.tif (--save-diffs' volumes). */
 static const char *out_path(char path[1024], const char *dir, const char *name, const char *suffix) {
-  snprintf(path, 1024, suffix ? "%s/%s%s.tif" : "%s/%s", dir, name, suffix ? suffix : "");
+  snprintf(path, 1024, suffix ? "%.*s/%s%s.tif" : "%.*s/%s", cli_folder_len(dir), dir, name, suffix ? suffix : "");
   return path;
 }
 
@@ -122,8 +124,11 @@ static int check_outputs(const char *cmd, const vopts *o, const dbtr_validate *v
 /* A --modes list holds at most this many names: each takes a character and a comma. */
 enum { MAX_NAMES = 256 };
 
-/* The --modes names to run, checked before the scan is read; without a GPU the GPU modes
- * are dropped with a note. The names point into buf. */
+/* The --modes names to run, and the --expect-identical names, checked before the scan is read:
+ * what cannot run is refused before any work, not after the CPU references (minutes at full
+ * size). A GPU mode without a GPU is exit 7, as the library's DBTR_ENOGPU (Python's
+ * NoGpuError for the same list); an --expect-identical path that is not among the paths, exit
+ * 2. The names point into buf. */
 static int select_paths(const char *cmd, const vopts *o, int gpu, char buf[2 * MAX_NAMES], const char **names,
                         size_t *n) {
   snprintf(buf, 2 * MAX_NAMES, "%s", o->modes);
@@ -132,12 +137,27 @@ static int select_paths(const char *cmd, const vopts *o, int gpu, char buf[2 * M
     int is_gpu = dbtr_validate_path_is_gpu(tok);
     if (is_gpu < 0) return cli_usage_error(cmd, "--modes: %s", dbtr_errmsg());
     if (is_gpu && !gpu) {
-      if (!o->quiet) fprintf(stderr, "dbtr validate: no GPU: skipping %s\n", tok);
-      continue;
+      fprintf(stderr, "dbtr %s: --modes: %s is a GPU mode and no GPU can be used; without one, compare the CPU "
+                      "paths (cpu-1-thread, cpu-float, cpu-double)\n", cmd, tok);
+      return dbtr_exit_code(DBTR_ENOGPU);
     }
     names[(*n)++] = tok;
   }
   if (*n == 0) return cli_usage_error(cmd, "--modes: nothing to compare");
+  char list[512];
+  snprintf(list, sizeof list, "%s", o->expect ? o->expect : "");
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    int is_gpu = dbtr_validate_path_is_gpu(tok), listed = 0;
+    if (is_gpu < 0) return cli_usage_error(cmd, "--expect-identical: %s", dbtr_errmsg());
+    for (size_t i = 0; i < *n; i++) listed |= !strcmp(names[i], tok);
+    if (listed) continue;
+    if (is_gpu && !gpu) {
+      fprintf(stderr, "dbtr %s: --expect-identical: %s is a GPU mode and no GPU can be used; without one, expect "
+                      "cpu-1-thread (1 thread against all, bitwise)\n", cmd, tok);
+      return dbtr_exit_code(DBTR_ENOGPU);
+    }
+    return cli_usage_error(cmd, "--expect-identical: %s is not among the paths to run (--modes %s)", tok, o->modes);
+  }
   return 0;
 }
 
@@ -210,23 +230,18 @@ static int save_diffs(const vopts *o, dbtr_validate *v, const dbtr_grid *grid, s
   return rc;
 }
 
-/* --expect-identical: exit 6 if a listed path differs, else 5 if one could not run. */
+/* --expect-identical: exit 6 if a listed path differs. Every listed path ran: select_paths
+ * refused the others before the run. */
 static int expect_check(const dbtr_validate *v, const char *list) {
   int ex = 0;
   char buf[512];
   snprintf(buf, sizeof buf, "%s", list);
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    const dbtr_vpath *found = NULL;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
     for (size_t i = 0; i < v->n_paths; i++)
-      if (!strcmp(v->paths[i].name, tok)) found = &v->paths[i];
-    if (!found) {
-      fprintf(stderr, "dbtr validate: --expect-identical: %s was not run (no GPU, or not in --modes)\n", tok);
-      if (!ex) ex = dbtr_exit_code(DBTR_ENOGPU);
-    } else if (found->first_iter) {
-      fprintf(stderr, "dbtr validate: --expect-identical: %s differs from its reference\n", tok);
-      ex = dbtr_exit_code(DBTR_EDIFFERS);
-    }
-  }
+      if (!strcmp(v->paths[i].name, tok) && v->paths[i].first_iter) {
+        fprintf(stderr, "dbtr validate: --expect-identical: %s differs from its reference\n", tok);
+        ex = dbtr_exit_code(DBTR_EDIFFERS);
+      }
   return ex;
 }
 
@@ -234,7 +249,7 @@ static int expect_check(const dbtr_validate *v, const char *list) {
  * exit code. */
 static int validate_scan(const char *cmd, const vopts *o, const char **names, size_t n_names, const char *gpu_name) {
   dbtr_scan scan;
-  int rc = cli_read_scan(cmd, &scan, o->in), ex = 0;
+  int rc = cli_read_scan(cmd, &scan, o->in), ex = 0, made_diffs = 0, made_report = 0;
   if (rc) return cli_fail(cmd, rc);
   dbtr_grid grid;
   dbtr_session *s = NULL;
@@ -257,9 +272,11 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
                            .spill_dir = getenv("TMPDIR") ? NULL : o->report};
   /* The folders first, so the check can see whether a file could be created there and the
    * recording can spill beside the report; an existing folder is fine, and one that cannot
-   * be made shows in the check. */
-  if (o->diffs) mkdir(o->diffs, 0755);
-  if (o->report) mkdir(o->report, 0755);
+   * be made shows in the check. A run that fails removes the ones it made (below). */
+  made_diffs = o->diffs && !mkdir(o->diffs, 0755);
+  made_report = o->report && !mkdir(o->report, 0755);
+  if (made_diffs) dbtr_atomic_rmdir_on_signal(o->diffs);
+  if (made_report) dbtr_atomic_rmdir_on_signal(o->report);
   if ((rc = dbtr_validate_open(&v, m, &vo))) goto fail;
   for (int p = 0; p < DBTR_PREC_COUNT && !o->quiet; p++)
     if (v.gpu_memory[p][0])
@@ -290,6 +307,10 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
 fail:
   ex = cli_fail(cmd, rc);
 done:
+  /* No empty folder left behind by a run that failed; rmdir takes only an empty one, so the
+   * files a run wrote before it failed stay, each named as it was written. */
+  if (ex && made_diffs) rmdir(o->diffs);
+  if (ex && made_report) rmdir(o->report);
   dbtr_validate_close(&v);
   dbtr_session_close(&s);
   dbtr_scan_free(&scan);

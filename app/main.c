@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli.h"
 #include "app/commands.h"
 #include "io/atomic_file.h"
 #include "io/scan.h"
@@ -73,5 +74,6 @@ int main(int argc, char **argv) {
     return c ? c->run(2, args) : 2;
   }
   const command *c = find(argv[1]);
+  if (c) cli_on_interrupt(c->name); /* a signal says what it interrupted, never nothing at all */
   return c ? c->run(argc - 1, argv + 1) : 2;
 }

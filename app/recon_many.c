@@ -50,12 +50,6 @@ static int push(names *l, const char *a) {
   return 0;
 }
 
-/* The length of folder dir without its trailing '/' ("/" keeps it), to join a name to. */
-static int folder_len(const char *dir) {
-  size_t n = strlen(dir);
-  return (int)(n > 1 && dir[n - 1] == '/' ? n - 1 : n);
-}
-
 static void free_names(names *l) {
   for (size_t i = 0; i < l->n; i++) free(l->s[i]);
   free(l->s);
@@ -80,7 +74,7 @@ static int list_scans(const char *cmd, const char *const *ops, size_t n, names *
     DIR *d = opendir(ops[i]);
     if (!d) return cli_usage_error(cmd, "%s: cannot read the folder: %s", ops[i], strerror(errno));
     size_t before = out->n;
-    int fl = folder_len(ops[i]);
+    int fl = cli_folder_len(ops[i]);
     for (struct dirent *e; (e = readdir(d));) {
       if (e->d_name[0] == '.' || !ends_with(e->d_name, ".h5")) continue;
       char path[4096];
@@ -125,7 +119,7 @@ static int output_of(const char *dir, const char *scan, const char *ext, names *
   const char *dot = strrchr(base, '.');
   size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
   char path[4096];
-  int w = snprintf(path, sizeof path, "%.*s/%.*s%s", folder_len(dir), dir, (int)stem, base, ext);
+  int w = snprintf(path, sizeof path, "%.*s/%.*s%s", cli_folder_len(dir), dir, (int)stem, base, ext);
   if (w < 0 || (size_t)w >= sizeof path) return dbtr_err(DBTR_EINVAL, "%s: the output's name is too long", scan);
   return push(out, path);
 }
@@ -254,7 +248,7 @@ int app_recon_many(const char *cmd, const char *const *operands, size_t n, app_m
   if (o->log)
     snprintf(log, sizeof log, "%s", o->log);
   else
-    snprintf(log, sizeof log, "%.*s/dbtr-recon.jsonl", folder_len(o->out_dir), o->out_dir);
+    snprintf(log, sizeof log, "%.*s/dbtr-recon.jsonl", cli_folder_len(o->out_dir), o->out_dir);
   many_state st = {.cmd = cmd, .o = o, .total = scans.n, .t0 = cli_now(), .tty = isatty(STDERR_FILENO), .log = log,
                    .items = items};
   o->batch.log = log;
@@ -270,7 +264,7 @@ int app_recon_many(const char *cmd, const char *const *operands, size_t n, app_m
     fprintf(stderr, "dbtr %s: %zu scan%s%s to %s, recorded in %s\n", cmd, scans.n, scans.n == 1 ? "" : "s",
             shards > 1 ? " (this shard's)" : "", o->out_dir, log);
   if (!rc) rc = dbtr_batch_run(items, scans.n, &o->batch, &sum);
-  dbtr_atomic_on_signal_message(NULL);
+  cli_on_interrupt(cmd);
   clear_line(&st);
   if (rc) {
     ex = cli_fail(cmd, rc);

@@ -151,14 +151,17 @@ int app_recon_run(const char *cmd, dbtr_session *s, const app_recon_opts *o, voi
   if (o->times) o->times->iter_start = cli_now();
   rc = dbtr_session_run(s, &ro);
   app_progress_clear(&r.pr);
-  dbtr_atomic_on_signal_message(NULL);
+  cli_on_interrupt(cmd); /* the resume hint held during the iterations only */
   /* A DBTR_E* code is the session's; a positive one, an exit code the caller's hook returned. */
   if (rc) {
     ex = rc < 0 ? cli_fail(cmd, rc) : rc;
     goto done;
   }
   if (o->times) o->times->iter_end = cli_now();
-  if ((rc = b->get_volume(b, tmp))) {
+  /* The last checkpoint was written after the last iteration: named like every output. */
+  if (o->checkpoint)
+    cli_wrote(cmd, o->quiet, o->checkpoint, "checkpoint: the state after iteration %zu, for --resume", o->iterations);
+  if ((rc = dbtr_session_get_volume(s, tmp))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app/cli.h"
 #include "app/validate.h"
 #include "io/atomic_file.h"
 #include "io/svg.h"
@@ -88,7 +89,7 @@ static void stats_json(FILE *f, const dbtr_diff_stats *s) {
 
 FILE *app_report_open(const char *dir, const char *name, dbtr_atomic_file *af, int *rc) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%.*s/%s", cli_folder_len(dir), dir, name);
   if ((*rc = dbtr_atomic_begin(af, path))) return NULL;
   FILE *f = fopen(af->tmp, "w");
   if (!f) {
@@ -266,7 +267,7 @@ static int write_plot(const char *dir, const dbtr_validate *r, plot_kind kind) {
                      .log_floor = 0.0,
                      .n_points = it};
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, files[kind]);
+  snprintf(path, sizeof path, "%.*s/%s", cli_folder_len(dir), dir, files[kind]);
   int rc = dbtr_svg_write(path, &p, s, n);
   free(y);
   free(s);

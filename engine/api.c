@@ -46,10 +46,7 @@ int dbtr_recon_iterate(dbtr_recon *r, double *deviance) {
   return rc;
 }
 
-int dbtr_recon_volume(dbtr_recon *r, void *out) {
-  dbtr_backend *b = dbtr_session_backend(r->s);
-  return b->get_volume(b, out);
-}
+int dbtr_recon_volume(dbtr_recon *r, void *out) { return dbtr_session_get_volume(r->s, out); }
 
 void dbtr_recon_close(dbtr_recon **r) {
   if (!*r) return;

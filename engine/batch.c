@@ -229,9 +229,9 @@ static int reconstruct(worker *w, int slot) {
   if ((rc = ensure(&w->vol[slot], &w->vol_bytes[slot], n_vox * es_out, r->on_gpu))) return rc;
   /* Where the backend's type is the file's the volume comes straight into the written buffer,
    * as dbtr recon's does; else rounded to it as dbtr recon rounds it. */
-  if (b->precision == (f64 ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT)) return b->get_volume(b, w->vol[slot]);
+  if (b->precision == (f64 ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT)) return dbtr_session_get_volume(w->s, w->vol[slot]);
   size_t es = dbtr_precision_size(b->precision);
-  if ((rc = ensure(&w->tmp, &w->tmp_bytes, n_vox * es, 0)) || (rc = b->get_volume(b, w->tmp))) return rc;
+  if ((rc = ensure(&w->tmp, &w->tmp_bytes, n_vox * es, 0)) || (rc = dbtr_session_get_volume(w->s, w->tmp))) return rc;
   if (f64)
     dbtr_convert_to_double(b->precision, w->tmp, n_vox, w->vol[slot]);
   else

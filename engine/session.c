@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/backends.h"
+#include "engine/fov.h"
 #include "io/checkpoint.h"
 #include "io/memory.h"
 #include "io/scan.h"
@@ -29,6 +30,8 @@ struct dbtr_session {
   void *scratch;         /* a volume of the backend's precision, for checkpoints; made when first needed */
   dbtr_session_setup setup;
   char fallback[1024];   /* why "auto" ran on the CPU, or "" */
+  unsigned char *fov;    /* 1 where a ray reaches the voxel (engine/fov.h); NULL for a problem-only session */
+  size_t n_unseen;       /* the 0s of fov */
 };
 
 /* The first value that breaks the rule, with its flat index in the message: a caller's
@@ -130,6 +133,11 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo 
   int lines = scan->quantity == DBTR_QUANTITY_COUNTS && algo == DBTR_ALGO_EMISSION;
   double need = o->caller_bytes + (lines ? 8.0 : 0.0) * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
   if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
+  /* The field of view's mask; its work (dbtr_fov_bytes) is done and freed before the backend is
+   * made, within the CPU backend's bytes, or on the GPU the host-side buffers above and a CPU
+   * projector's tables. */
+  need += n_vox;
+  if (!cpu) need += dbtr_cpu_projector_bytes(p, &scan->geom, grid, 1);
   char what[128];
   snprintf(what, sizeof what, "the reconstruction (%s, %s)", cpu ? "CPU" : "GPU, host side", dbtr_precision_name(p));
   return dbtr_mem_check(need, what);
@@ -155,6 +163,16 @@ int dbtr_session_grid(const dbtr_scan *scan, const char *path, const dbtr_grid_g
   if (o->has_origin) memcpy(g.origin, o->origin, sizeof g.origin);
   *out = g;
   return 0;
+}
+
+/* The field of view (engine/fov.h), in the precision the backend will have, before the backend
+ * holds its memory. */
+static int open_fov(dbtr_session *s, const dbtr_grid *grid, const dbtr_backend_opts *bo) {
+  dbtr_mode gpu_mode, cpu_mode;
+  int gpu, rc = dbtr_backend_choose(bo, &gpu_mode, &cpu_mode, &gpu);
+  if (!rc) rc = dbtr_alloc((void **)&s->fov, s->m.n_vox, 1, "field of view");
+  if (!rc) rc = dbtr_fov_mask(&s->geom, grid, dbtr_mode_precision(cpu_mode), bo->threads, s->fov, &s->n_unseen);
+  return rc;
 }
 
 int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *opts) {
@@ -185,6 +203,7 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   s->m.prob.gpu_memory = ro->backend.gpu_memory;
   s->m.prob.gpus = ro->backend.gpus;
   s->m.prob.gpu_first = o->gpu_first;
+  if (!rc && !o->problem_only) rc = open_fov(s, grid, &ro->backend);
   double t_data = omp_get_wtime();
   if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
@@ -206,6 +225,7 @@ void dbtr_session_close(dbtr_session **s) {
   free((*s)->y);
   dbtr_mlem_buffers_free(&(*s)->load);
   free((*s)->scratch);
+  free((*s)->fov);
   free(*s);
   *s = NULL;
 }
@@ -214,6 +234,18 @@ const dbtr_mlem *dbtr_session_mlem(const dbtr_session *s) { return &s->m; }
 dbtr_backend *dbtr_session_backend(const dbtr_session *s) { return s->b; }
 const char *dbtr_session_fallback(const dbtr_session *s) { return s->fallback; }
 const dbtr_session_setup *dbtr_session_setup_times(const dbtr_session *s) { return &s->setup; }
+
+const unsigned char *dbtr_session_fov(const dbtr_session *s, size_t *n_unseen) {
+  if (n_unseen) *n_unseen = s->n_unseen;
+  return s->fov;
+}
+
+int dbtr_session_get_volume(dbtr_session *s, void *out) {
+  if (!s->b) return dbtr_err(DBTR_EINVAL, "a problem-only session has no volume");
+  int rc = s->b->get_volume(s->b, out);
+  if (!rc) dbtr_fov_apply(s->fov, s->m.n_vox, dbtr_precision_size(s->b->precision), out);
+  return rc;
+}
 
 /* What a checkpoint of this session holds and must match (io/checkpoint.h). */
 static void identify(const dbtr_session *s, dbtr_checkpoint_info *ci) {

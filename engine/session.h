@@ -13,7 +13,7 @@
  *   int rc = dbtr_session_open(&s, &scan, &grid, &o);
  *   dbtr_session_run_opts r = {.first = 1, .last = 6};
  *   if (!rc) rc = dbtr_session_run(s, &r);
- *   if (!rc) rc = dbtr_session_backend(s)->get_volume(dbtr_session_backend(s), vol);
+ *   if (!rc) rc = dbtr_session_get_volume(s, vol);
  *   dbtr_session_close(&s);
  */
 #ifndef DBTR_ENGINE_SESSION_H
@@ -54,7 +54,7 @@ typedef struct {
 
 /* Where the set-up's time went, in seconds: the checks (the geometry, the grid, the values, the
  * memory: whose look for a GPU is the process's first CUDA call, which starts the driver), the
- * data (expansion, the ML-EM constants), the backend (on the GPU: context, memory, ray records,
+ * data (expansion, the ML-EM constants, the field of view: engine/fov.h), the backend (on the GPU: context, memory, ray records,
  * tables), and the start volume with the data loaded into it. */
 typedef struct {
   double checks, data, backend, start;
@@ -74,6 +74,14 @@ dbtr_backend *dbtr_session_backend(const dbtr_session *s);
 /* Why backend "auto" fell back to the CPU ("no GPU can be used", or the GPU's error); "". */
 const char *dbtr_session_fallback(const dbtr_session *s);
 const dbtr_session_setup *dbtr_session_setup_times(const dbtr_session *s);
+
+/* The field of view (engine/fov.h): n_vox bytes, 1 where some ray reaches the voxel, 0 where
+ * none does, computed once where the session opens; *n_unseen (may be NULL) the 0s. NULL for a
+ * problem-only session. */
+const unsigned char *dbtr_session_fov(const dbtr_session *s, size_t *n_unseen);
+/* The backend's volume (n_vox of its type) with the voxels no ray reaches set to 0: the volume
+ * every output writes (dbtr recon, demo, many scans, the C API and Python). */
+int dbtr_session_get_volume(dbtr_session *s, void *out);
 
 /* Hooks a run calls on the calling thread, each optional. */
 typedef struct {

@@ -227,7 +227,8 @@ DBTR_EXTERN dbtr_precision dbtr_recon_precision(const dbtr_recon *r);
 /* One full iteration (every subset once); *deviance (may be NULL) receives the Poisson
  * deviance of the forward projections made during it. */
 DBTR_EXTERN int dbtr_recon_iterate(dbtr_recon *r, double *deviance);
-/* The current volume, (nz, ny, nx) elements of dbtr_recon_precision(r), in 1/mm. */
+/* The current volume, (nz, ny, nx) elements of dbtr_recon_precision(r), in 1/mm; voxels no ray
+ * reaches are 0 (docs/volume-format.md, "The field of view"). */
 DBTR_EXTERN int dbtr_recon_volume(dbtr_recon *r, void *out);
 DBTR_EXTERN void dbtr_recon_close(dbtr_recon **r);
 

@@ -63,9 +63,23 @@ void dbtr_atomic_on_signal_message(const char *line) {
   atomic_store(&signal_line, next);
 }
 
+/* The folders a run made for its outputs, removed by the handler where still empty (rmdir
+ * takes no other, and is async-signal-safe). Each slot is filled once and then published. */
+enum { FOLDERS_MAX = 4 };
+static char folder_path[FOLDERS_MAX][1024];
+static atomic_int folders_live;
+
+void dbtr_atomic_rmdir_on_signal(const char *dir) {
+  int n = atomic_load(&folders_live);
+  if (n >= FOLDERS_MAX || strlen(dir) >= sizeof folder_path[n]) return;
+  memcpy(folder_path[n], dir, strlen(dir) + 1);
+  atomic_store(&folders_live, n + 1);
+}
+
 static void on_signal(int sig) {
   for (int i = 0; i < DBTR__LIVE_MAX; i++)
     if (atomic_load(&live_state[i]) == SLOT_LIVE) unlink(live_path[i]);
+  for (int i = 0, n = atomic_load(&folders_live); i < n; i++) rmdir(folder_path[i]);
   int line = atomic_load(&signal_line);
   if (line >= 0) {
     /* If stderr is gone there is nothing to do about it: the exit code still tells. */

@@ -92,5 +92,9 @@ void dbtr_atomic_cleanup_on_signals(void);
  * the handler writes with write(2), the one thing it can do safely; a later call replaces
  * it. */
 void dbtr_atomic_on_signal_message(const char *line);
+/* A folder the program made for its outputs (dbtr validate's --report, --save-diffs), which
+ * that handler removes if it is still empty, so an interrupted run leaves no empty folder. A
+ * few (4) at most; the program's first call comes before any other thread writes. */
+void dbtr_atomic_rmdir_on_signal(const char *dir);
 
 #endif

@@ -296,7 +296,7 @@ static int thickness_grid(dbtr_scan *s, const dbtr__dcm *d, long frame, size_t c
                             "%zu x %zu x %zu voxels of %g x %g x 1 mm: the detector's area, in 1 mm slices through "
                             "(0018,11A0) BodyPartThickness %g mm, from the breast support %g mm up "
                             "(the source's height less (0018,1111) DistanceSourceToPatient, view %zu)",
-                            g.nx, g.ny, g.nz, g.dx, g.dy, t, support, c + 1);
+                            g.nx, g.ny, g.nz, g.dx, g.dy, t, support, c); /* views count from 0, as dbtr info's table */
 }
 
 /* The view whose source is nearest the vertical through the chest-wall centre. */

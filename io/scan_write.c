@@ -187,7 +187,7 @@ static int check_writable(const dbtr_scan *s, const char *path, const dbtr_scan_
     return dbtr_err(DBTR_EINVAL, "%s: the scan to write has no projections or no geometry", path);
   if (g->n_views == 0 || g->n_rows == 0 || g->n_cols == 0)
     return dbtr_err(DBTR_EINVAL, "%s: /projections: %zu views of %zu x %zu pixels is empty", path, g->n_views,
-                    g->n_rows, g->n_cols);
+                    g->n_cols, g->n_rows);
   int rc = dbtr_geom_proj_count(g, &n);
   if (rc) return rc;
   if (s->i0_shape < DBTR_I0_NONE || s->i0_shape > DBTR_I0_FULL)

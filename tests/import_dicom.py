@@ -212,6 +212,18 @@ def case_multiframe(dbtr, work, mirrored=False):
     info = run([dbtr, "info", out]).stdout
     if "provenance" not in info or "(0018,9402) DistanceSourceToIsocenter" not in info:
         fail(f"dbtr info does not show the provenance:\n{info}")
+    # One order everywhere, columns x rows (docs/ARCHITECTURE.md, the preset convention), and
+    # views counted from 0 as dbtr info's table counts them: the central view the grid note
+    # names is the 0 deg one, ANGLES' index 4.
+    central = ANGLES.index(0.0)
+    if f"DistanceSourceToPatient, view {central})" not in info:
+        fail(f"the provenance does not name the central view as dbtr info counts it ({central}):\n{info}")
+    said = run([dbtr, "import", os.path.join(work, "bpxi.dcm"), "-o", os.path.join(work, "again.h5"),
+                "--i0", str(I0)]).stderr
+    if f"{len(ANGLES)} views of {COLS} x {ROWS} pixels" not in said:
+        fail(f"dbtr import does not say columns x rows ({COLS} x {ROWS}):\n{said}")
+    if f"{len(ANGLES)} views of {COLS} x {ROWS} pixels (columns x rows)" not in info:
+        fail(f"dbtr info does not say columns x rows ({COLS} x {ROWS}):\n{info}")
 
 
 def case_singleframe_shuffled(dbtr, work):

@@ -14,5 +14,8 @@ set_tests_properties(install.setup PROPERTIES FIXTURES_SETUP dbtr_install LABELS
 foreach(c cmake cmake_static pkgconfig pkgconfig_static exports)
   add_test(NAME install.${c} COMMAND sh ${dbtr_install_script} ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} ${CMAKE_BINARY_DIR}
                                      ${dbtr_install_work} ${c})
-  set_tests_properties(install.${c} PROPERTIES FIXTURES_REQUIRED dbtr_install LABELS cpu TIMEOUT 300)
+  # No LD_LIBRARY_PATH: the consumer finds the library in the build tree's prefix as any user's
+  # program in a folder of their own would, by its run path.
+  set_tests_properties(install.${c} PROPERTIES FIXTURES_REQUIRED dbtr_install LABELS cpu TIMEOUT 300
+                                               ENVIRONMENT "LD_LIBRARY_PATH=")
 endforeach()

@@ -5,7 +5,8 @@
 # and run it:
 #   cmake          find_package(dbtr), dbtr::dbtr (the shared library)
 #   cmake_static   find_package(dbtr), dbtr::dbtr_static
-#   pkgconfig      pkg-config --cflags --libs dbtr (the shared library)
+#   pkgconfig      pkg-config --cflags --libs dbtr (the shared library), run from a prefix
+#                  outside the loader's folders
 #   pkgconfig_static  libdbtr.a with pkg-config --static --libs dbtr
 #   exports        the shared library exports exactly the functions <dbtr.h> declares
 set -eu
@@ -36,7 +37,10 @@ cmake | cmake_static)
 pkgconfig | pkgconfig_static)
   libdir=$(pkg-config --variable=libdir dbtr)
   if [ "$what" = pkgconfig ]; then
-    libs="$(pkg-config --libs dbtr) -Wl,-rpath,$libdir"
+    # As docs/library.md has it, no flag of our own: the .pc's run path finds libdbtr.so.0 in
+    # this prefix, which is no folder of the loader's (tests/install.cmake clears
+    # LD_LIBRARY_PATH).
+    libs=$(pkg-config --libs dbtr)
   else
     libs=$(pkg-config --static --libs dbtr | sed "s|-ldbtr|$libdir/libdbtr.a|")
   fi

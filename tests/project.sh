@@ -20,7 +20,7 @@ fail() {
 "$dbtr" project truth.tif --geometry phantom.h5 -o li_geom.h5 --quiet
 cmp li.h5 li_geom.h5
 "$dbtr" info li.h5 >info.txt
-grep -q "9 views x 80 rows x 128 cols, line integrals" info.txt || fail "li.h5: $(head -n 2 info.txt)"
+grep -q "9 views of 128 x 80 pixels (columns x rows), line integrals" info.txt || fail "li.h5: $(head -n 2 info.txt)"
 
 # Counts: the same seed gives the same noise, another seed other noise.
 "$dbtr" project truth.tif --system tiny --i0 10000 --seed 7 -o c7.h5 --quiet

@@ -4,9 +4,12 @@ same bits (tests/python.cmake runs each test as its own CTest entry)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -199,6 +202,22 @@ def test_errors_are_exceptions_that_name_the_cause(tiny, tmp_path):
         dbtr.recon(bad, s.geometry, s.grid, i0=s.i0)
     with pytest.raises(dbtr.InvalidArgument, match="--subsets 10"):
         dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, subsets=10)
+
+
+def test_validate_gpu_mode_without_a_gpu(tiny, tmp_path):
+    """A GPU mode asked of validate where there is no GPU: Python raises NoGpuError and the
+    command exits 7, before any work, alone or beside a CPU path (docs/validation.md)."""
+    if dbtr.gpu_available():
+        pytest.skip("a GPU is here: the GPU modes run")
+    s = dbtr.read_scan(tiny / "scan.h5")
+    exe = os.environ.get("DBTR_CLI", str(Path(__file__).resolve().parents[2] / "build" / "app" / "dbtr"))
+    for paths in (["fast"], ["cpu-float", "cpu-match"]):
+        with pytest.raises(dbtr.NoGpuError):
+            dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=paths)
+        p = subprocess.run([exe, "validate", str(tiny / "scan.h5"), "--iterations", "1", "--modes", ",".join(paths),
+                            "--report", str(tmp_path / "rep")], capture_output=True, text=True)
+        assert p.returncode == 7, f"--modes {','.join(paths)}: exit {p.returncode}: {p.stderr}"
+        assert "no GPU can be used" in p.stderr and not (tmp_path / "rep").exists()
 
 
 def test_gpu_backend_without_a_gpu(tiny):
