@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/recon_many.h"
 #include "app/run.h"
+#include "engine/fbp.h"
 #include "io/volume.h"
 #include "recon/error.h"
 
@@ -16,7 +17,8 @@ typedef struct {
   app_recon_opts ro;
   app_grid_opts grid;
   double u16_scale;
-  int force, every_given;
+  int force, every_given, iter_given, subsets_given, cutoff_given, slice_given;
+  const char *init;      /* --init: a start value, or fbp */
   const char *ext, *log, *shard; /* many scans */
   int verbose;
 } recon_args;
@@ -25,15 +27,17 @@ static const cli_opt recon_rows[] = {
     {"--output", 'o', CLI_STRING, offsetof(recon_args, out), "FILE", .help = "output volume: .tif or .tiff, or NIfTI .nii or .nii.gz;\n"
      "for many scans, a folder (DIR/ or an existing one): DIR/<scan's name><--ext>", .flags = CLI_REQUIRED},
     {"--iterations", 0, CLI_SIZE, offsetof(recon_args, ro.iterations), "N", .help = "full iterations", .def = "10",
-     .min = 1, .max = 100000},
+     .min = 1, .max = 100000, .given = CLI_GIVEN(recon_args, iter_given)},
     {"--subsets", 0, CLI_SIZE, offsetof(recon_args, ro.subsets), "S",
      .help = "ordered subsets of views, 1 = plain ML-EM",
-     .def = "1", .min = 1, .max = 100000},
+     .def = "1", .min = 1, .max = 100000, .given = CLI_GIVEN(recon_args, subsets_given)},
     {"--algorithm", 0, CLI_CHOICE, offsetof(recon_args, ro.algorithm), "A",
-     .help = "transmission (default for counts) or emission (line integrals)",
-     .choices = CLI_CHOICES("transmission", "emission")},
-    {"--init", 0, CLI_DOUBLE, offsetof(recon_args, ro.init), "MU",
-     .help = "uniform start value in 1/mm (default: estimated from the data)", .min = 1e-12, .max = 1e6},
+     .help = "transmission (default for counts), emission (line integrals), or fbp:\n"
+             "filtered back projection, no iterations (docs/fbp.md)",
+     .choices = CLI_CHOICES("transmission", "emission", "fbp")},
+    {"--init", 0, CLI_STRING, offsetof(recon_args, init), "MU|fbp",
+     .help = "uniform start value in 1/mm (default: estimated from the data), or fbp:\n"
+             "the FBP volume, values below 5e-8 /mm raised to it"},
     {"--format", 0, CLI_CHOICE, offsetof(recon_args, format), "F",
      .help = "float32, uint16 (needs --u16-scale), or float64: a double or dd result\n"
              "rounded to double (dd: its high parts), not to float",
@@ -53,6 +57,17 @@ static const cli_opt recon_rows[] = {
     {"--resume", 0, CLI_STRING, offsetof(recon_args, ro.resume), "FILE",
      .help = "go on from a checkpoint up to --iterations; the result is bitwise the\n"
      "same as an uninterrupted run (same scan, subsets, mode and precision)"},
+};
+
+/* The FBP filter (docs/fbp.md). */
+static const cli_opt fbp_rows[] = {
+    {"--fbp-cutoff", 0, CLI_DOUBLE, offsetof(recon_args, ro.fbp.cutoff), "C",
+     .help = "the Hann window's cut-off, a fraction of the detector's Nyquist frequency", .def = "1",
+     .min = 0.0, .max = 1.0, .flags = CLI_ABOVE_MIN, .given = CLI_GIVEN(recon_args, cutoff_given)},
+    {"--fbp-slice", 0, CLI_DOUBLE, offsetof(recon_args, ro.fbp.slice), "C",
+     .help = "a slice-thickness filter: a Hann low-pass across the tube's motion with its\n"
+             "cut-off at C times Nyquist (default: none)",
+     .min = 0.0, .max = 1.0, .flags = CLI_ABOVE_MIN, .given = CLI_GIVEN(recon_args, slice_given)},
 };
 
 /* Options of a run of many scans (docs/scale-out.md). */
@@ -114,6 +129,8 @@ static int write_fov(const char *cmd, const char *path, const dbtr_grid *grid, c
 /* The options checked for what each scan of many gets, then the run (app/recon_many.h). */
 static int recon_many(const char *cmd, recon_args *a, const char **ops, size_t n) {
   const app_recon_opts *o = &a->ro;
+  if ((o->algorithm && !strcmp(o->algorithm, "fbp")) || o->start)
+    return cli_usage_error(cmd, "--%s fbp is for one scan (SCAN.h5 -o VOLUME) for now", o->start ? "init" : "algorithm");
   if (o->checkpoint || o->resume)
     return cli_usage_error(cmd, "--%s is for one scan; many scans resume from their log (docs/scale-out.md)",
                            o->checkpoint ? "checkpoint" : "resume");
@@ -130,6 +147,56 @@ static int recon_many(const char *cmd, recon_args *a, const char **ops, size_t n
   return app_recon_many(cmd, ops, n, &m);
 }
 
+/* --init (a start value or fbp), and what FBP's options exclude; an exit code. */
+static int check_fbp_args(const char *cmd, recon_args *a) {
+  app_recon_opts *o = &a->ro;
+  if (a->init && !strcmp(a->init, "fbp")) {
+    o->start = "fbp";
+  } else if (a->init) {
+    char *end;
+    o->init = strtod(a->init, &end);
+    if (end == a->init || *end || !(o->init >= 1e-12 && o->init <= 1e6))
+      return cli_usage_error(cmd, "--init %s: expected a start value in 1/mm (1e-12 to 1e6) or fbp", a->init);
+  }
+  int fbp = o->algorithm && !strcmp(o->algorithm, "fbp");
+  if (fbp && (a->iter_given || a->subsets_given || a->init || o->checkpoint || o->resume))
+    return cli_usage_error(cmd, "--algorithm fbp has no iterations: --%s is ML-EM's (for an ML-EM run from FBP, "
+                           "give --init fbp)", a->iter_given ? "iterations" : a->subsets_given ? "subsets"
+                           : a->init ? "init" : o->checkpoint ? "checkpoint" : "resume");
+  if (fbp && a->fov_mask)
+    return cli_usage_error(cmd, "--fov-mask is ML-EM's: --algorithm fbp writes the voxels no ray reaches as 0, and "
+                           "counts them");
+  if (o->start && o->resume)
+    return cli_usage_error(cmd, "--init fbp with --resume: a resumed run starts from its checkpoint's volume");
+  if ((a->cutoff_given || a->slice_given) && !fbp && !o->start)
+    return cli_usage_error(cmd, "--fbp-%s is for --algorithm fbp or --init fbp", a->cutoff_given ? "cutoff" : "slice");
+  return 0;
+}
+
+/* --algorithm fbp: the checks of a problem-only session, then the FBP volume (engine/fbp.h), in
+ * double, rounded to float unless --format float64; an exit code. */
+static int run_fbp(const char *cmd, const app_recon_opts *o, const dbtr_scan *scan, const dbtr_grid *grid,
+                   const char *in, void *vol, size_t n_vox, char *backend, size_t name_len, size_t *n_unseen) {
+  dbtr_session_opts so = {.recon = {.backend = o->backend}, .source = in, .values_checked = 1, .problem_only = 1};
+  dbtr_session *s = NULL;
+  int rc = dbtr_session_open(&s, scan, grid, &so);
+  dbtr_session_close(&s);
+  double *v = NULL;
+  if (!rc) rc = o->vol_double ? 0 : dbtr_alloc((void **)&v, n_vox, sizeof *v, "FBP volume");
+  dbtr_fbp_report rep;
+  if (!rc) rc = dbtr_fbp_volume(scan, grid, &o->backend, &o->fbp, 0, o->vol_double ? vol : v, &rep);
+  if (!rc && !o->vol_double) dbtr_convert_to_float(DBTR_PREC_DOUBLE, v, n_vox, vol);
+  free(v);
+  if (rc) return cli_fail(cmd, rc);
+  if (rep.fallback[0] && !o->quiet) fprintf(stderr, "dbtr %s: warning: %s; running on the CPU\n", cmd, rep.fallback);
+  if (!o->quiet)
+    fprintf(stderr, "dbtr %s: FBP (ramp x Hann, cut-off %g of Nyquist%s) on %s: filter %.2f s, back projection %.2f s\n",
+            cmd, o->fbp.cutoff, o->fbp.slice > 0.0 ? ", slice-thickness filter" : "", rep.backend, rep.filter, rep.back);
+  snprintf(backend, name_len, "%s", rep.backend);
+  *n_unseen = rep.n_unseen;
+  return 0;
+}
+
 int dbtr_cmd_recon(int argc, char **argv) {
   const char *cmd = "recon", *in;
   recon_args a = {0};
@@ -139,6 +206,7 @@ int dbtr_cmd_recon(int argc, char **argv) {
       {"many scans (SCAN.h5 ... or a folder, -o DIR/)", CLI_ROWS(many_rows), &a},
       cli_force_group(&a.force),
       cli_quiet_group(&o->quiet),
+      {"filtered back projection (--algorithm fbp, --init fbp; docs/fbp.md)", CLI_ROWS(fbp_rows), &a},
       cli_backend_group(&o->backend),
       app_grid_group(&a.grid, "reconstruction grid (default: the scan's /volume)", 1),
   };
@@ -162,6 +230,10 @@ int dbtr_cmd_recon(int argc, char **argv) {
   }
   size_t n_ops = 0;
   while (n_ops < max_ops && ops[n_ops]) n_ops++;
+  if ((ex = check_fbp_args(cmd, &a))) {
+    free(ops);
+    return ex;
+  }
   in = ops[0];
   if (app_recon_is_many(ops, n_ops, a.out)) {
     ex = recon_many(cmd, &a, ops, n_ops);
@@ -209,16 +281,23 @@ int dbtr_cmd_recon(int argc, char **argv) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
-  if ((ex = app_recon_open(cmd, &scan, &grid, in, o, (double)es * (double)n_vox, &s))) goto done;
+  if (!(o->algorithm && !strcmp(o->algorithm, "fbp")) &&
+      (ex = app_recon_open(cmd, &scan, &grid, in, o, (double)es * (double)n_vox, &s)))
+    goto done;
   if ((rc = dbtr_alloc(&vol, n_vox, es, "volume"))) {
     ex = cli_fail(cmd, rc);
     goto done;
   }
   char backend[64];
-  if ((ex = app_recon_run(cmd, s, o, vol, backend, sizeof backend))) goto done;
-  size_t n_unseen;
-  const unsigned char *fov = dbtr_session_fov(s, &n_unseen);
-  if (a.fov_mask && (ex = write_fov(cmd, a.fov_mask, &grid, fov, n_vox, o->quiet))) goto done;
+  size_t n_unseen = 0;
+  if (o->algorithm && !strcmp(o->algorithm, "fbp")) {
+    if ((ex = run_fbp(cmd, o, &scan, &grid, in, vol, n_vox, backend, sizeof backend, &n_unseen))) goto done;
+    times.iter_start = times.iter_end = cli_now();
+  } else {
+    if ((ex = app_recon_run(cmd, s, o, vol, backend, sizeof backend))) goto done;
+    const unsigned char *fov = dbtr_session_fov(s, &n_unseen);
+    if (a.fov_mask && (ex = write_fov(cmd, a.fov_mask, &grid, fov, n_vox, o->quiet))) goto done;
+  }
   dbtr_session_close(&s);
   t_done = cli_now();
   double t_write = cli_now();

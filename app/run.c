@@ -92,7 +92,7 @@ static int on_end(void *user, size_t it, double dev, dbtr_backend *b) {
 int app_recon_open(const char *cmd, const dbtr_scan *scan, const dbtr_grid *grid, const char *source,
                    const app_recon_opts *o, double caller_bytes, dbtr_session **out) {
   dbtr_session_opts so = {.recon = {.subsets = o->subsets, .algorithm = o->algorithm, .init = o->init,
-                                    .backend = o->backend},
+                                    .backend = o->backend, .start = o->start, .fbp = o->fbp},
                           .source = source, .values_checked = 1, .caller_bytes = caller_bytes};
   int rc = dbtr_session_open(out, scan, grid, &so);
   if (rc) return cli_fail(cmd, rc);

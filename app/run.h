@@ -15,6 +15,8 @@ typedef struct {
   size_t subsets;
   const char *algorithm; /* "transmission", "emission" or NULL (from the data's quantity) */
   double init;           /* uniform start value, 1/mm; 0: estimated from the data */
+  const char *start;     /* "fbp": ML-EM starts from the floored FBP volume; NULL: uniform */
+  dbtr_fbp_opts fbp;     /* the FBP filter (docs/fbp.md) */
   cli_backend_opts backend;
   int quiet;
   const char *checkpoint;   /* save the state here every checkpoint_every iterations */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/batch.h"
+#include "engine/fbp.h"
 #include "engine/session.h"
 #include "io/volume.h"
 #include "include/dbtr.h"
@@ -13,8 +14,26 @@
 #include "recon/version.h"
 
 struct dbtr_recon {
-  dbtr_session *s;
+  dbtr_session *s;   /* ML-EM; NULL for algorithm fbp */
+  double *fbp;       /* algorithm fbp: the volume, n_vox doubles */
+  size_t n_vox;
+  dbtr_fbp_report rep;
 };
+
+/* Algorithm "fbp": the checks of a problem-only session (the geometry, the grid, the values),
+ * then the FBP volume (engine/fbp.h), kept in double for dbtr_recon_volume. */
+static int open_fbp(dbtr_recon *r, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *o) {
+  if (o->start || o->init != 0.0)
+    return dbtr_err(DBTR_EINVAL, "algorithm fbp takes no start volume (start, init are ML-EM's)");
+  dbtr_session_opts so = {.recon = {.backend = o->backend}, .problem_only = 1};
+  dbtr_session *s = NULL;
+  int rc = dbtr_session_open(&s, scan, grid, &so);
+  if (!rc) r->n_vox = dbtr_session_mlem(s)->n_vox;
+  dbtr_session_close(&s);
+  if (!rc) rc = dbtr_alloc((void **)&r->fbp, r->n_vox, sizeof *r->fbp, "FBP volume");
+  if (!rc) rc = dbtr_fbp_volume(scan, grid, &o->backend, &o->fbp, 0, r->fbp, &r->rep);
+  return rc;
+}
 
 const char *dbtr_version(void) { return DBTR_VERSION_STRING; }
 
@@ -24,33 +43,44 @@ int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *gr
   dbtr_session_opts so = {.recon = opts ? *opts : (dbtr_recon_opts){0}};
   dbtr_recon *r = calloc(1, sizeof *r);
   if (!r) return dbtr_err(DBTR_ENOMEM, "reconstruction: out of memory");
-  int rc = dbtr_session_open(&r->s, scan, grid, &so);
+  const char *a = so.recon.algorithm;
+  int rc = a && !strcmp(a, "fbp") ? open_fbp(r, scan, grid, &so.recon) : dbtr_session_open(&r->s, scan, grid, &so);
   if (rc) {
-    free(r);
+    dbtr_recon_close(&r);
     return rc;
   }
   *out = r;
   return 0;
 }
 
-const char *dbtr_recon_backend(const dbtr_recon *r) { return dbtr_session_backend(r->s)->name; }
+const char *dbtr_recon_backend(const dbtr_recon *r) { return r->s ? dbtr_session_backend(r->s)->name : r->rep.backend; }
 
-const char *dbtr_recon_fallback(const dbtr_recon *r) { return dbtr_session_fallback(r->s); }
+const char *dbtr_recon_fallback(const dbtr_recon *r) { return r->s ? dbtr_session_fallback(r->s) : r->rep.fallback; }
 
-dbtr_precision dbtr_recon_precision(const dbtr_recon *r) { return dbtr_session_backend(r->s)->precision; }
+dbtr_precision dbtr_recon_precision(const dbtr_recon *r) {
+  return r->s ? dbtr_session_backend(r->s)->precision : r->rep.precision;
+}
 
 int dbtr_recon_iterate(dbtr_recon *r, double *deviance) {
+  if (!r->s) return dbtr_err(DBTR_EINVAL, "algorithm fbp has no iterations: its volume is ready when opened");
   double dev;
   int rc = dbtr_mlem_iterate(dbtr_session_mlem(r->s), dbtr_session_backend(r->s), &dev);
   if (!rc && deviance) *deviance = dev;
   return rc;
 }
 
-int dbtr_recon_volume(dbtr_recon *r, void *out) { return dbtr_session_get_volume(r->s, out); }
+int dbtr_recon_volume(dbtr_recon *r, void *out) {
+  if (!r->s) {
+    dbtr_convert_from_double(r->rep.precision, r->fbp, r->n_vox, out);
+    return 0;
+  }
+  return dbtr_session_get_volume(r->s, out);
+}
 
 void dbtr_recon_close(dbtr_recon **r) {
   if (!*r) return;
   dbtr_session_close(&(*r)->s);
+  free((*r)->fbp);
   free(*r);
   *r = NULL;
 }

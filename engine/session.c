@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/backends.h"
+#include "engine/fbp.h"
 #include "engine/fov.h"
 #include "io/checkpoint.h"
 #include "io/memory.h"
@@ -175,6 +176,49 @@ static int open_fov(dbtr_session *s, const dbtr_grid *grid, const dbtr_backend_o
   return rc;
 }
 
+/* 1 for start "fbp" (include/dbtr.h, dbtr_recon_opts.start). */
+static int start_fbp(const dbtr_recon_opts *ro) { return ro->start && !strcmp(ro->start, "fbp"); }
+
+static int check_start(const dbtr_recon_opts *ro) {
+  if (ro->algorithm && !strcmp(ro->algorithm, "fbp"))
+    return dbtr_err(DBTR_EINVAL, "algorithm fbp is not ML-EM: it has no session (dbtr_recon_open runs it)");
+  if (ro->start && strcmp(ro->start, "uniform") && strcmp(ro->start, "fbp"))
+    return dbtr_err(DBTR_EINVAL, "start '%s': expected uniform or fbp", ro->start);
+  if (start_fbp(ro) && ro->init != 0.0)
+    return dbtr_err(DBTR_EINVAL, "start fbp and a uniform start value %g: give one of them", ro->init);
+  return start_fbp(ro) ? dbtr_fbp_check_opts(&ro->fbp) : 0;
+}
+
+/* Start "fbp": the FBP volume of scan on the session's path (engine/fbp.h), in double, with every
+ * value below DBTR_FBP_FLOOR (negative ones, and zeros, which ML-EM's multiplicative updates
+ * would never move) raised to it. */
+static int fbp_volume(const dbtr_session *s, const dbtr_scan *scan, double **out) {
+  *out = NULL;
+  int rc = dbtr_alloc((void **)out, s->m.n_vox, sizeof **out, "FBP start volume");
+  if (!rc) rc = dbtr_fbp_volume(scan, &s->grid, &s->o.recon.backend, &s->o.recon.fbp, s->o.gpu_first, *out, NULL);
+  if (rc) {
+    free(*out);
+    *out = NULL;
+    return rc;
+  }
+  for (size_t i = 0; i < s->m.n_vox; i++)
+    if (!((*out)[i] >= DBTR_FBP_FLOOR)) (*out)[i] = DBTR_FBP_FLOOR;
+  return 0;
+}
+
+/* The backend's volume set to the FBP start (freed here), rounded to the backend's type. */
+static int set_fbp_start(dbtr_session *s, double *fbp) {
+  void *v = NULL;
+  int rc = dbtr_alloc(&v, s->m.n_vox, dbtr_precision_size(s->b->precision), "FBP start volume");
+  if (!rc) {
+    dbtr_convert_from_double(s->b->precision, fbp, s->m.n_vox, v);
+    rc = s->b->set_volume(s->b, v);
+  }
+  free(v);
+  free(fbp);
+  return rc;
+}
+
 int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_session_opts *opts) {
   static const dbtr_session_opts defaults = {0};
   const dbtr_session_opts *o = opts ? opts : &defaults;
@@ -185,7 +229,8 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
     return dbtr_err(DBTR_EINVAL, "init %g: the start value must be finite and >= 0 (0: estimated)", ro->init);
   double t0 = omp_get_wtime();
   dbtr_algo algo;
-  int rc = choose_algo(scan, ro->algorithm, &algo);
+  int rc = check_start(ro);
+  if (!rc) rc = choose_algo(scan, ro->algorithm, &algo);
   /* The geometry and the grid, once, for every layer below. */
   if (!rc) rc = dbtr_geom_check(&scan->geom, "geometry");
   if (!rc) rc = dbtr_grid_check(grid, &scan->geom, o->source ? o->source : "volume grid");
@@ -205,10 +250,20 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   s->m.prob.gpu_first = o->gpu_first;
   if (!rc && !o->problem_only) rc = open_fov(s, grid, &ro->backend);
   double t_data = omp_get_wtime();
+  /* The FBP start is made before the backend, so that its projector and the backend are not
+   * held together. */
+  double *fbp = NULL;
+  if (!rc && !o->problem_only && start_fbp(ro)) rc = fbp_volume(s, scan, &fbp);
+  double t_fbp = omp_get_wtime() - t_data; /* counted in the start's time */
   if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
   if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, ro->init, &s->load);
-  s->setup = (dbtr_session_setup){t_checks - t0, t_data - t_checks, t_backend - t_data, omp_get_wtime() - t_backend};
+  if (fbp) {
+    if (!rc) rc = set_fbp_start(s, fbp);
+    else free(fbp);
+  }
+  s->setup = (dbtr_session_setup){t_checks - t0, t_data - t_checks, t_backend - t_data - t_fbp,
+                                  omp_get_wtime() - t_backend + t_fbp};
   if (rc) {
     dbtr_session_close(&s);
     return rc;
@@ -325,5 +380,7 @@ int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {
    * equal value for value to this scan's. */
   if (!rc) rc = dbtr_mlem_set_data(&s->m, &s->data);
   if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, s->o.recon.init, &s->load);
+  double *fbp = NULL;
+  if (!rc && s->b && start_fbp(&s->o.recon) && !(rc = fbp_volume(s, scan, &fbp))) rc = set_fbp_start(s, fbp);
   return rc;
 }

@@ -202,13 +202,29 @@ typedef struct {
   int gpus;              /* GPUs to spread over, with the bits of one: 0 or 1: one; n: the first n; -1: all */
 } dbtr_backend_opts;
 
+/* The filter of filtered back projection (docs/fbp.md): ramp x Hann along the tube's motion,
+ * and optionally a Hann low-pass across it (the slice-thickness filter). */
+typedef struct {
+  double cutoff; /* the Hann window's cut-off, a fraction of the Nyquist frequency, (0, 1]; 0: 1 */
+  double slice;  /* the slice-thickness low-pass's cut-off, a fraction of Nyquist, (0, 1]; 0: none */
+} dbtr_fbp_opts;
+
 typedef struct {
   size_t subsets;        /* ordered subsets of views, 1..n_views; 0 means 1 (plain ML-EM) */
-  const char *algorithm; /* "transmission" (needs counts) or "emission"; NULL: transmission for
+  const char *algorithm; /* "transmission" (needs counts), "emission", or "fbp" (filtered back
+                            projection: no iterations; docs/fbp.md); NULL: transmission for
                             counts, emission for line integrals */
   double init;           /* uniform start value in 1/mm; 0: estimated from the data */
   dbtr_backend_opts backend;
+  /* ML-EM's start volume: NULL or "uniform" (init above), or "fbp": the FBP volume with values
+   * below DBTR_FBP_FLOOR raised to it (ML-EM's multiplicative updates never move a zero). */
+  const char *start;
+  dbtr_fbp_opts fbp;     /* the filter of algorithm "fbp" and of start "fbp" */
 } dbtr_recon_opts;
+
+/* The floor of an FBP start volume, 1/mm: 1e-6 of breast tissue's attenuation (about 0.05/mm),
+ * small enough to leave what FBP found as air near 0, large enough to be a normal float. */
+#define DBTR_FBP_FLOOR 5e-8
 
 typedef struct dbtr_recon dbtr_recon;
 

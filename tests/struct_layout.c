@@ -70,11 +70,17 @@ static const layout_line layout[] = {
     FIELD(dbtr_backend_opts, gpu_memory),
     FIELD(dbtr_backend_opts, gpus),
 
+    STRUCT(dbtr_fbp_opts),
+    FIELD(dbtr_fbp_opts, cutoff),
+    FIELD(dbtr_fbp_opts, slice),
+
     STRUCT(dbtr_recon_opts),
     FIELD(dbtr_recon_opts, subsets),
     FIELD(dbtr_recon_opts, algorithm),
     FIELD(dbtr_recon_opts, init),
     FIELD(dbtr_recon_opts, backend),
+    FIELD(dbtr_recon_opts, start),
+    FIELD(dbtr_recon_opts, fbp),
 
     STRUCT(dbtr_projector_opts),
     FIELD(dbtr_projector_opts, backend),

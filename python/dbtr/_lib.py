@@ -77,8 +77,13 @@ class BackendOpts(ctypes.Structure):
                 ("gpu_memory", c_size_t), ("gpus", c_int)]
 
 
+class FbpOpts(ctypes.Structure):
+    _fields_ = [("cutoff", c_double), ("slice", c_double)]
+
+
 class ReconOpts(ctypes.Structure):
-    _fields_ = [("subsets", c_size_t), ("algorithm", c_char_p), ("init", c_double), ("backend", BackendOpts)]
+    _fields_ = [("subsets", c_size_t), ("algorithm", c_char_p), ("init", c_double), ("backend", BackendOpts),
+                ("start", c_char_p), ("fbp", FbpOpts)]
 
 
 class ProjectorOpts(ctypes.Structure):
