@@ -256,10 +256,12 @@ def recon(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, q
         _lib.lib.dbtr_recon_close(ctypes.byref(r))
 
 
-def recon_file(scan_path, out_path, *, iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None,
+def recon_file(scan_path: str | os.PathLike, out_path: str | os.PathLike, *, iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None,
                init: float = 0.0, backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None,
                threads: int = 0, gpu_memory: int = 0, format: str = "float32", u16_scale: float = 0.0,
-               dims=None, voxel=None, origin=None, force: bool = False, log=None) -> str:
+               dims: Optional[Sequence[float]] = None, voxel: Optional[Sequence[float]] = None,
+               origin: Optional[Sequence[float]] = None, force: bool = False,
+               log: Optional[str | os.PathLike] = None) -> str:
     """One scan file to one volume file, exactly as `dbtr recon SCAN -o OUT` makes it (the same
     bits), with its record appended to the JSON Lines file `log` when one is given
     (docs/scale-out.md). The unit a cluster maps over many scans: a top-level function of
@@ -404,7 +406,7 @@ def mode_table() -> list:
     return out
 
 
-def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
+def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
              explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1, referee: bool = False,
              callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:

@@ -166,7 +166,7 @@ class DbtrError(Exception):
     """A libdbtr error: the message names the cause (the file, the dataset, the option);
     `code` is the negative DBTR_E* code and `name` its name."""
 
-    def __init__(self, message: str, code: int, name: str):
+    def __init__(self, message: str, code: int, name: str) -> None:
         super().__init__(message)
         self.code, self.name = code, name
 
