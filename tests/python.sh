@@ -38,6 +38,7 @@ import dbtr
 here = pathlib.Path(dbtr.__file__).parent
 assert pathlib.Path(sys.argv[1]) in here.parents, f"dbtr imported from {here}, not the virtual environment"
 assert pathlib.Path(dbtr._lib.lib._name).parent == here, f"libdbtr loaded from {dbtr._lib.lib._name}"
+assert (here / "py.typed").is_file(), "the installed package has no py.typed"
 try:
     dbtr.read_scan("missing.h5")
     raise SystemExit("reading a missing file raised nothing")

@@ -1,5 +1,6 @@
-"""dbtr from Python: digital breast tomosynthesis scans, projectors, ML-EM and validation,
-numpy in and numpy out (docs/python.md).
+"""dbtr from Python: digital breast tomosynthesis scans, projectors, ML-EM and validation, on
+numpy arrays and on DLPack and CUDA arrays (CuPy, PyTorch), each returned as the kind it
+came as (docs/python.md). dbtr.torch (import it) adds PyTorch autograd.
 
 Every function calls libdbtr, the library the `dbtr` command line is built on, so the same
 scan and options give the same bits as the command. The GIL is released while the library
@@ -18,49 +19,30 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import _lib
-from ._lib import (DbtrError, DbtrIOError, DbtrMemoryError, FormatError, GpuError, InvalidArgument,  # noqa: F401
-                   NoGpuError)
+from . import _arrays, _lib
+from ._lib import DbtrError, DbtrIOError, DbtrMemoryError, FormatError, GpuError, InvalidArgument, NoGpuError
+from ._model import Geometry, Grid, c_geom, c_grid, double_ptr, doubles
+from ._projector import Projector, backend_opts
+
+__all__ = ["Geometry", "Grid", "Scan", "Projector", "Progress", "DiffStats", "RefereeStats", "ValidationRow",
+           "Validation", "ModeInfo", "read_scan", "write_scan", "forward", "back", "recon", "recon_file", "validate",
+           "gpu_available", "modes", "mode_table", "DbtrError", "InvalidArgument", "FormatError", "DbtrIOError",
+           "DbtrMemoryError", "NoGpuError", "GpuError", "__version__"]
+
+
+def __dir__() -> list:
+    """The public names only: not the modules the package uses (numpy, ctypes, os)."""
+    return sorted(__all__)
+
 
 __version__ = _lib.lib.dbtr_version().decode()
 
 # libhdf5 as libdbtr uses it is not thread-safe: one scan read or write at a time.
 _io_lock = threading.Lock()
-
-
-@dataclass
-class Geometry:
-    """Per-view vectors, each (n_views, 3) float64 in mm, and the detector's (n_rows, n_cols).
-    The centre of pixel (r, c) of view k is
-    detector_center[k] + (c - (n_cols-1)/2) detector_u[k] + (r - (n_rows-1)/2) detector_v[k]."""
-    source: np.ndarray
-    detector_center: np.ndarray
-    detector_u: np.ndarray
-    detector_v: np.ndarray
-    detector_shape: tuple[int, int]
-
-    @property
-    def n_views(self) -> int:
-        return int(np.shape(self.source)[0])
-
-
-@dataclass
-class Grid:
-    """The reconstruction grid: voxel counts (nx, ny, nz), voxel size (dx, dy, dz) in mm, and
-    the centre of voxel (0, 0, 0) in mm."""
-    dims: tuple[int, int, int]
-    voxel_size: tuple[float, float, float]
-    origin: tuple[float, float, float]
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """The volume array's shape, (nz, ny, nx)."""
-        nx, ny, nz = self.dims
-        return (int(nz), int(ny), int(nx))
 
 
 @dataclass
@@ -78,34 +60,6 @@ class Scan:
     dtype: str = "float64"
 
 
-def _doubles(a, shape: Optional[tuple] = None, what: str = "array") -> np.ndarray:
-    """a as a C-ordered float64 array (copied only when it is not one), of shape if given."""
-    out = np.asarray(a, dtype=np.float64, order="C")
-    if shape is not None and out.shape != tuple(shape):
-        raise _lib.invalid(f"{what}: shape {out.shape}, expected {tuple(shape)}")
-    return out
-
-
-def _ptr(a: np.ndarray):
-    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
-
-
-def _c_geom(g: Geometry, keep: list) -> _lib.Geom:
-    """The C view of g; the arrays it points at are appended to keep, which must outlive it."""
-    n = g.n_views
-    arrays = [_doubles(getattr(g, f), (n, 3), f"geometry.{f}")
-              for f in ("source", "detector_center", "detector_u", "detector_v")]
-    keep.extend(arrays)
-    rows, cols = (int(x) for x in g.detector_shape)
-    return _lib.Geom(n, rows, cols, *(_ptr(a) for a in arrays))
-
-
-def _c_grid(g: Grid) -> _lib.Grid:
-    nx, ny, nz = (int(x) for x in g.dims)
-    dx, dy, dz = (float(x) for x in g.voxel_size)
-    return _lib.Grid(nx, ny, nz, dx, dy, dz, (ctypes.c_double * 3)(*(float(x) for x in g.origin)))
-
-
 def _i0_shape(i0: np.ndarray, proj_shape: tuple) -> int:
     n_views, n_rows, n_cols = proj_shape
     shapes = {(): _lib.I0_SCALAR, (n_views,): _lib.I0_PER_VIEW, (n_rows, n_cols): _lib.I0_PER_PIXEL,
@@ -116,17 +70,33 @@ def _i0_shape(i0: np.ndarray, proj_shape: tuple) -> int:
     return shapes[i0.shape]
 
 
-def _c_scan(projections, geometry: Geometry, i0, quantity: Optional[str], keep: list) -> _lib.Scan:
-    """The C view of a scan; quantity None means counts when i0 is given, else line integrals."""
-    proj = _doubles(projections, (geometry.n_views, *geometry.detector_shape), "projections")
-    quantity = quantity or ("counts" if i0 is not None else "line_integral")
+def _quantity(i0: Any, quantity: Optional[str]) -> str:
+    """What the projections are. Counts need i0; without i0 the caller says line_integral:
+    counts taken for line integrals give nonsense with no error to show for it."""
+    if quantity is None:
+        if i0 is None:
+            raise _lib.invalid("quantity: without i0, say what the projections are: quantity='line_integral' "
+                               "(counts need i0, the unattenuated counts)")
+        return "counts"
     if quantity not in _lib.QUANTITIES:
-        raise _lib.invalid(f"quantity '{quantity}': expected counts or line_integral")
-    s = _lib.Scan(geom=_c_geom(geometry, keep), quantity=_lib.QUANTITIES.index(quantity), proj=_ptr(proj))
+        raise _lib.invalid(f"quantity={quantity!r}: 'counts' or 'line_integral'")
+    if quantity == "counts" and i0 is None:
+        raise _lib.invalid("i0: counts need i0, the unattenuated counts (a scalar, per view, per pixel or per "
+                           "element)")
+    return quantity
+
+
+def _c_scan(projections: Any, geometry: Geometry, i0: Any, quantity: Optional[str], keep: list) -> _lib.Scan:
+    """The C view of a scan. projections and i0 may be numpy, DLPack or CUDA arrays: their
+    values are copied to float64 host arrays (the library reads scans in host memory)."""
+    quantity = _quantity(i0, quantity)
+    geom = c_geom(geometry, keep)
+    proj = doubles(_arrays.to_host("projections", projections)[1], geometry.projection_shape, "projections")
+    s = _lib.Scan(geom=geom, quantity=_lib.QUANTITIES.index(quantity), proj=double_ptr(proj))
     keep.append(proj)
     if i0 is not None:
-        i0 = _doubles(i0)
-        s.i0_shape, s.i0 = _i0_shape(i0, proj.shape), _ptr(i0)
+        i0 = doubles(_arrays.to_host("i0", i0)[1])
+        s.i0_shape, s.i0 = _i0_shape(i0, proj.shape), double_ptr(i0)
         keep.append(i0)
     return s
 
@@ -168,7 +138,7 @@ def write_scan(path: str | os.PathLike, scan: Scan, *, dtype: Optional[str] = No
     keep: list = []
     s = _c_scan(scan.projections, scan.geometry, scan.i0, scan.quantity, keep)
     if scan.grid is not None:
-        s.has_grid, s.grid = 1, _c_grid(scan.grid)
+        s.has_grid, s.grid = 1, c_grid(scan.grid)
     dtype = dtype or scan.dtype
     if dtype not in _lib.DTYPES:
         raise _lib.invalid(f"dtype '{dtype}': expected one of {', '.join(_lib.DTYPES)}")
@@ -177,38 +147,32 @@ def write_scan(path: str | os.PathLike, scan: Scan, *, dtype: Optional[str] = No
         _lib.check(_lib.lib.dbtr_scan_write(ctypes.byref(s), os.fsencode(path), ctypes.byref(opts)))
 
 
-def _project(fn: str, src, src_shape: tuple, dst_shape: tuple, geometry: Geometry, grid: Grid,
-             threads: int) -> np.ndarray:
-    """Runs the CPU projector fn on src, in float32 for float32 input, else in float64."""
-    dtype = np.float32 if np.asarray(src).dtype == np.float32 else np.float64
-    a = np.asarray(src, dtype=dtype, order="C")
-    if a.shape != src_shape:
-        raise _lib.invalid(f"{fn}: input shape {a.shape}, expected {src_shape}")
-    keep: list = []
-    g, v = _c_geom(geometry, keep), _c_grid(grid)
-    prec = _lib.PREC_FLOAT if dtype == np.float32 else _lib.PREC_DOUBLE
-    p = ctypes.c_void_p()
-    _lib.check(_lib.lib.dbtr_cpu_projector_create(ctypes.byref(p), ctypes.byref(g), ctypes.byref(v), prec, threads))
-    try:
-        out = np.empty(dst_shape, dtype=dtype)
-        _lib.check(getattr(_lib.lib, fn)(p, a.ctypes.data, out.ctypes.data))
-        return out
-    finally:
-        _lib.lib.dbtr_cpu_projector_destroy(ctypes.byref(p))
+def _oneshot(volume: Any, geometry: Geometry, grid: Grid, backend: str, mode: Optional[str],
+             precision: Optional[str], threads: int) -> Projector:
+    """The projector forward and back build for one call: the CPU reference in the input's
+    precision (float32 in, float; anything else, double) unless a path is named."""
+    if precision is None and mode is None and backend == "cpu":
+        dtype = getattr(volume, "dtype", None)
+        precision = "float" if str(dtype).split(".")[-1] == "float32" else "double"
+    return Projector(geometry, grid, backend=backend, mode=mode, precision=precision, threads=threads)
 
 
-def forward(volume, geometry: Geometry, grid: Grid, *, threads: int = 0) -> np.ndarray:
-    """A volume: its line integrals A volume, (n_views, n_rows, n_cols), with the CPU
-    reference projector: float32 in, float32 out; anything else in float64. The result does
-    not depend on threads (0: all)."""
-    proj_shape = (geometry.n_views, *(int(x) for x in geometry.detector_shape))
-    return _project("dbtr_cpu_forward", volume, grid.shape, proj_shape, geometry, grid, threads)
+def forward(volume: Any, geometry: Geometry, grid: Grid, *, backend: str = "cpu", mode: Optional[str] = None,
+            precision: Optional[str] = None, threads: int = 0) -> Any:
+    """A volume: its line integrals A volume, (n_views, n_rows, n_cols), through a Projector
+    built for this call (build one to project more than once). By default the CPU reference:
+    float32 in, float32 out, anything else in float64. backend, mode, precision: as
+    Projector's. The input is converted as needed (Projector's copy=True); the result is of
+    its kind, in the projector's dtype. The result does not depend on threads (0: all)."""
+    with _oneshot(volume, geometry, grid, backend, mode, precision, threads) as p:
+        return p.forward(volume, copy=True)
 
 
-def back(projections, geometry: Geometry, grid: Grid, *, threads: int = 0) -> np.ndarray:
-    """The exact transpose of forward: A^T projections, an (nz, ny, nx) volume."""
-    proj_shape = (geometry.n_views, *(int(x) for x in geometry.detector_shape))
-    return _project("dbtr_cpu_back", projections, proj_shape, grid.shape, geometry, grid, threads)
+def back(projections: Any, geometry: Geometry, grid: Grid, *, backend: str = "cpu", mode: Optional[str] = None,
+         precision: Optional[str] = None, threads: int = 0) -> Any:
+    """The exact transpose of forward: A^T projections, an (nz, ny, nx) volume, as forward."""
+    with _oneshot(projections, geometry, grid, backend, mode, precision, threads) as p:
+        return p.back(projections, copy=True)
 
 
 @dataclass
@@ -236,39 +200,48 @@ def _volume(handle: ctypes.c_void_p, shape: tuple) -> np.ndarray:
     return out
 
 
-def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
-          iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None, init=0.0,
+def recon(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, quantity: Optional[str] = None,
+          iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None, init: float | str = 0.0,
           backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None, threads: int = 0,
           gpu_memory: int = 0, gpus: int = 1, fbp_cutoff: float = 0.0, fbp_slice: float = 0.0,
-          callback: Optional[Callable[[Progress], None]] = None) -> np.ndarray:
+          callback: Optional[Callable[[Progress], None]] = None) -> Any:
     """ML-EM reconstruction, as `dbtr recon` does it, returning the (nz, ny, nx) volume in 1/mm:
     float32 when the backend computes in float, float64 in double.
 
-    i0, quantity: counts need i0 (quantity defaults to "counts" when i0 is given, else
-    "line_integral"). algorithm: "transmission" (default for counts) or "emission" (default
-    for line integrals), or "fbp": filtered back projection, no iterations (docs/fbp.md).
-    init: uniform start value in 1/mm (0: estimated from the data), or "fbp": ML-EM starts from
-    the FBP volume, values below 5e-8 /mm raised to it. fbp_cutoff: the Hann window's cut-off
-    as a fraction of Nyquist (0: 1); fbp_slice: the slice-thickness filter's (0: none).
-    backend: "cpu", "gpu" or "auto" (the GPU when one can be used: a RuntimeWarning says why
-    not when it falls back). mode: the GPU floating-point mode (docs/modes.md). precision:
-    "float", "double" or "dd" (the double-double referee) on the CPU (None: the mode's); dd
-    results, on the CPU or with mode "dd", come back as float64, rounded to nearest. gpu_memory: bytes the GPU backend may
-    take (0: what the GPU has free, less a margin; less than the problem needs gives the same
-    bits in batches, docs/performance.md). gpus: GPUs to spread over (-1: all), with the bits
-    of one. callback(progress) runs after each
-    iteration; an exception it raises stops the reconstruction and propagates."""
-    keep: list = []
-    s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
-    enc = (lambda x: x.encode() if x is not None else None)
+    projections, i0: numpy arrays, or DLPack or CUDA arrays (CuPy, PyTorch): the volume comes
+    back as the projections' kind on their device. Not zero-copy: the library reconstructs from
+    a float64 copy of the data in host memory (copied from the device when it lies there), a GPU
+    backend copies it to its device, and the volume is copied back to the projections' device
+    at the end (docs/python.md, "What is copied when").
+    i0, quantity: counts need i0 (quantity defaults to "counts" when i0 is given); line
+    integrals need quantity="line_integral" (without i0 and quantity, an InvalidArgument: counts
+    must never pass for line integrals). algorithm: "transmission" (default for counts) or
+    "emission" (default for line integrals), or "fbp": filtered back projection, no iterations
+    (docs/fbp.md). init: uniform start value in 1/mm (0: estimated from the data), or "fbp":
+    ML-EM starts from the FBP volume, values below 5e-8 /mm raised to it. fbp_cutoff: the Hann
+    window's cut-off as a fraction of Nyquist (0: 1); fbp_slice: the slice-thickness filter's
+    (0: none). backend: "cpu", "gpu" or "auto" (the GPU when one can be used: a RuntimeWarning
+    says why not when it falls back). mode: the GPU floating-point mode (docs/modes.md).
+    precision: "float", "double" or "dd" (the double-double referee) on the CPU (None: the
+    mode's); dd results, on the CPU or with mode "dd", come back as float64, rounded to nearest.
+    gpu_memory: bytes the GPU backend may take (0: what the GPU has free, less a margin; less
+    than the problem needs gives the same bits in batches, docs/performance.md). gpus: GPUs to
+    spread over (-1: all), with the bits of one. callback(progress) runs after each iteration;
+    an exception it raises stops the reconstruction and propagates."""
+    given = _arrays.describe("projections", projections, sequences=True)
+    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 0:
+        raise _lib.invalid(f"iterations={iterations!r}: a whole number, 0 or more")
     start = None
     if isinstance(init, str):
         if init != "fbp":
-            raise ValueError(f"dbtr: init {init!r}: expected a start value in 1/mm or 'fbp'")
+            raise _lib.invalid(f"init={init!r}: a start value in 1/mm, or 'fbp'")
         start, init = "fbp", 0.0
-    opts = _lib.ReconOpts(int(subsets), enc(algorithm), float(init),
-                          _lib.BackendOpts(enc(backend), enc(mode), enc(precision), int(threads), int(gpu_memory),
-                                           int(gpus)), enc(start), _lib.FbpOpts(float(fbp_cutoff), float(fbp_slice)))
+    keep: list = []
+    s, v = _c_scan(projections, geometry, i0, quantity, keep), c_grid(grid)
+    enc = (lambda x: x.encode() if x is not None else None)
+    opts = _lib.ReconOpts(int(subsets), None if algorithm is None else str(algorithm).encode(), float(init),
+                          backend_opts(backend, mode, precision, threads, gpu_memory, gpus), enc(start),
+                          _lib.FbpOpts(float(fbp_cutoff), float(fbp_slice)))
     r = ctypes.c_void_p()
     _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
     running = True
@@ -288,16 +261,18 @@ def recon(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Opt
             _lib.check(_lib.lib.dbtr_recon_iterate(r, ctypes.byref(dev)))
             if callback is not None:
                 callback(Progress(it, int(iterations), dev.value, name, current))
-        return _volume(r, grid.shape)
+        return _arrays.home("volume", given, _volume(r, grid.shape))
     finally:
         running = False
         _lib.lib.dbtr_recon_close(ctypes.byref(r))
 
 
-def recon_file(scan_path, out_path, *, iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None,
+def recon_file(scan_path: str | os.PathLike, out_path: str | os.PathLike, *, iterations: int = 10, subsets: int = 1, algorithm: Optional[str] = None,
                init: float = 0.0, backend: str = "auto", mode: str = "cpu-match", precision: Optional[str] = None,
                threads: int = 0, gpu_memory: int = 0, format: str = "float32", u16_scale: float = 0.0,
-               dims=None, voxel=None, origin=None, force: bool = False, log=None) -> str:
+               dims: Optional[Sequence[float]] = None, voxel: Optional[Sequence[float]] = None,
+               origin: Optional[Sequence[float]] = None, force: bool = False,
+               log: Optional[str | os.PathLike] = None) -> str:
     """One scan file to one volume file, exactly as `dbtr recon SCAN -o OUT` makes it (the same
     bits), with its record appended to the JSON Lines file `log` when one is given
     (docs/scale-out.md). The unit a cluster maps over many scans: a top-level function of
@@ -442,7 +417,7 @@ def mode_table() -> list:
     return out
 
 
-def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: Optional[str] = None,
+def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
              explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1, referee: bool = False,
              callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:
@@ -456,7 +431,7 @@ def validate(projections, geometry: Geometry, grid: Grid, *, i0=None, quantity: 
     if paths is None:
         paths = modes() if gpu_available() else ["cpu-1-thread", "cpu-float"]
     keep: list = []
-    s, v = _c_scan(projections, geometry, i0, quantity, keep), _c_grid(grid)
+    s, v = _c_scan(projections, geometry, i0, quantity, keep), c_grid(grid)
     names = (ctypes.c_char_p * len(paths))(*(p.encode() for p in paths))
     opts = _lib.ValidationOpts(names, len(paths), int(iterations), int(subsets), int(lockstep), int(explain),
                                int(threads), int(gpu_memory), int(gpus), int(bool(referee)))

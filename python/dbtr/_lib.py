@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
 from pathlib import Path
 
@@ -172,7 +173,7 @@ class DbtrError(Exception):
     """A libdbtr error: the message names the cause (the file, the dataset, the option);
     `code` is the negative DBTR_E* code and `name` its name."""
 
-    def __init__(self, message: str, code: int, name: str):
+    def __init__(self, message: str, code: int, name: str) -> None:
         super().__init__(message)
         self.code, self.name = code, name
 
@@ -215,9 +216,36 @@ def invalid(message: str) -> InvalidArgument:
     return InvalidArgument(message, CODES["DBTR_EINVAL"], "DBTR_EINVAL")
 
 
+# The library's messages name the command line's flags; the package's callers know them as
+# keyword arguments: "--subsets 10" reads "subsets=10", "--backend gpu" reads "backend='gpu'"
+# and "--referee" reads "referee=True". Flags no Python call takes stay as they are.
+_NUMBER_FLAGS = ("subsets", "iterations", "gpus", "threads", "gpu-memory", "init", "u16-scale")
+_WORD_FLAGS = ("backend", "mode", "precision", "algorithm", "format")
+_SWITCH_FLAGS = ("referee", "lockstep", "explain", "force")
+_FLAG = re.compile(r"(?<![\w-])--(" + "|".join(_NUMBER_FLAGS + _WORD_FLAGS + _SWITCH_FLAGS) +
+                   r")\b(?:[ =]([-+0-9.e]+\b|[A-Za-z][\w-]*))?")
+
+
+def _python_names(message: str) -> str:
+    def kwarg(m: re.Match) -> str:
+        flag, value = m.group(1), m.group(2)
+        name = flag.replace("-", "_")
+        if flag in _SWITCH_FLAGS:
+            return f"{name}=True" + (f" {value}" if value else "")
+        if value is None:
+            return name
+        if flag in _WORD_FLAGS:
+            return f"{name}={value!r}"
+        if re.fullmatch(r"[-+0-9.e]+", value):
+            return f"{name}={value}"
+        return f"{name} {value}"
+    return _FLAG.sub(kwarg, message)
+
+
 def check(rc: int) -> None:
-    """Raises the exception for a negative return code, with this thread's message."""
+    """Raises the exception for a negative return code, with this thread's message, in the
+    Python parameters' names."""
     if rc >= 0:
         return
     name = (lib.dbtr_err_name(rc) or b"unknown").decode()
-    raise _CLASSES.get(name, DbtrError)(lib.dbtr_errmsg().decode(errors="replace"), rc, name)
+    raise _CLASSES.get(name, DbtrError)(_python_names(lib.dbtr_errmsg().decode(errors="replace")), rc, name)

@@ -93,7 +93,7 @@ def test_recon_equals_cli(cli, tiny, tmp_path, args):
     cli("recon", tiny / name, "-o", tmp_path / "r.tif", "--backend", "cpu", *flags)
     kw = dict(zip((f.lstrip("-") for f in flags[::2]), flags[1::2]))
     s = dbtr.read_scan(tiny / name)
-    vol = dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, backend="cpu", **kw)
+    vol = dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, quantity=s.quantity, backend="cpu", **kw)
     assert vol.dtype == (np.float64 if kw.get("precision") in ("double", "dd") else np.float32)
     assert same_bits(vol.astype(np.float32), cli_volume(tmp_path / "r.tif"))
 
@@ -180,7 +180,7 @@ def test_validate_referee_equals_cli(cli, tiny, tmp_path):
                     g(theirs["rel_l2"]), g(theirs["scale_ulp"]), g(theirs["best"]), g(theirs["best_units"])]
     plain = dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["cpu-double"])
     assert plain.rows[0].vs_vol is None and plain.rows[0].referee is None
-    with pytest.raises(dbtr.InvalidArgument, match="--referee"):
+    with pytest.raises(dbtr.InvalidArgument, match="referee=True"):
         dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["dd"])
 
 
@@ -200,7 +200,7 @@ def test_errors_are_exceptions_that_name_the_cause(tiny, tmp_path):
     bad[0, 1, 2] = -1.0
     with pytest.raises(dbtr.InvalidArgument, match="negative"):
         dbtr.recon(bad, s.geometry, s.grid, i0=s.i0)
-    with pytest.raises(dbtr.InvalidArgument, match="--subsets 10"):
+    with pytest.raises(dbtr.InvalidArgument, match="subsets=10: must be"):
         dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, subsets=10)
 
 
