@@ -22,7 +22,8 @@
  * speed-up over the CPU, and whether cpu-match / double-match are bitwise identical to the
  * CPU after one iteration of the full problem. The data: a compressed-breast-shaped
  * volume (mu 0.05 /mm in a half ellipse, 0.08 in a central block) projected by the CPU
- * reference, as counts floor(i0 exp(-l)) with i0 = 5000. */
+ * reference, as counts floor(i0 exp(-l)) with i0 = 5000. Last, FBP (engine/fbp.h) of that scan
+ * in every mode: the host filter's time and the back projections' (docs/fbp.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #include "bench/gpu_timing.h"
 #include "engine/backends.h"
+#include "engine/fbp.h"
 #include "engine/session.h"
 #include "kernels/gpu.h"
 #include "kernels/layout.h"
@@ -341,6 +343,21 @@ int main(int argc, char **argv) {
     }
     dbtr_backend_destroy(&b);
   }
+  /* FBP (engine/fbp.h) of the same scan in every mode: the filter on the host, then the mode's
+   * back projections (the filtered stack's and the weights'), with the projector's set-up. */
+  double *fbp = malloc(nv * sizeof *fbp);
+  if (!fbp) die("FBP volume");
+  printf("\nFBP, ramp x Hann (docs/fbp.md), %d host threads for the filter:\n%-13s %10s %12s %10s\n",
+         dbtr_cpu_threads(cpu_threads), "mode", "filter s", "back s", "total s");
+  for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
+    const dbtr_mode_info *info = dbtr_mode_info_of((dbtr_mode)mode);
+    if (info->variant) continue;
+    dbtr_backend_opts bo = {.backend = "gpu", .mode = dbtr_mode_name_of((dbtr_mode)mode), .threads = cpu_threads};
+    dbtr_fbp_report rep;
+    if (dbtr_fbp_volume(&scan, &grid, &bo, NULL, 0, fbp, &rep)) die("FBP");
+    printf("%-13s %10.3f %12.3f %10.3f\n", info->name, rep.filter, rep.back, rep.filter + rep.back);
+  }
+  free(fbp);
   dbtr_session_close(&session);
   free(cpu_vol[0]);
   free(cpu_vol[1]);

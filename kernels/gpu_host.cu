@@ -46,12 +46,16 @@ static int use(const part *s) {
 static void part_free(part *s) {
   if (!s) return;
   cudaSetDevice(s->dev);
-  if (s->has_send) {
-    cudaStreamSynchronize(s->send);
-    cudaStreamDestroy(s->send);
-    for (int c = 0; c < DBTR__PIECES_MAX; c++) cudaEventDestroy(s->computed[c]);
-    cudaEventDestroy(s->sent);
+  for (int d = 0; d < DBTR_GPUS_MAX; d++) {
+    if (s->send[d]) {
+      cudaStreamSynchronize(s->send[d]);
+      cudaStreamDestroy(s->send[d]);
+    }
+    if (s->sent[d]) cudaEventDestroy(s->sent[d]);
   }
+  for (int c = 0; c < DBTR__PIECES_MAX; c++)
+    if (s->computed[c]) cudaEventDestroy(s->computed[c]);
+  if (s->done) cudaEventDestroy(s->done);
   dbtr__gpu_arena_free(&s->arena);
   free(s->subset_start);
   free(s->sched_host);
@@ -94,44 +98,51 @@ static void share(int n, int d, int parts, int *p0, int *p1) {
 
 /* ---- several GPUs ----
  * Every part queues its work without the host waiting: its compute on its device's default
- * stream, piece by piece; after each piece, on its own send stream (non-blocking, so beside the
- * next piece's kernels), the piece's results to every other part. At the end of a phase every
- * part's default stream waits for every other part's sends, and the next phase starts from
- * there: the forward projection of the next subset reads a whole volume, the gather every pixel
+ * stream, piece by piece; after each piece, on its send streams (non-blocking, so beside the
+ * next piece's kernels; one to each other part, so that the copies to the parts run at once),
+ * the piece's results to every other part. At the end of a phase every part's default stream
+ * waits for every other part's sends, and the next phase starts from there: the forward projection of the next subset reads a whole volume, the gather every pixel
  * term. No buffer is written while it is read: a part sends the pixel terms of its own views
  * and the slices of its own slab, which no other part computes, into buffers the receiver reads
  * only after the phase's end; and a part's sends of a phase follow the end of the phase before,
  * by which every receiver has finished reading what they overwrite. */
 
-/* Queues on part p's send stream, after its compute so far: the wait for it. */
-static int send_after_compute(part *p, int piece) {
-  DBTR_CUDA_TRY(cudaEventRecord(p->computed[piece], 0));
-  DBTR_CUDA_TRY(cudaStreamWaitEvent(p->send, p->computed[piece], 0));
+/* Queues on each of part p's send streams (those of a backend of n parts), after its compute so
+ * far, the wait for it: through event ev, recorded on p's default stream. */
+static int send_after_compute(part *p, int n, cudaEvent_t ev) {
+  DBTR_CUDA_TRY(cudaEventRecord(ev, 0));
+  for (int d2 = 0; d2 < n; d2++)
+    if (p->send[d2]) DBTR_CUDA_TRY(cudaStreamWaitEvent(p->send[d2], ev, 0));
   return 0;
 }
 
 /* bytes at offset `at` of buffer `which` (a member of part: e or vol) from part d to every other
- * part, on d's send stream. */
+ * part, each on d's stream to it. */
 static int send_to_all(part *s, int d, size_t at, size_t bytes, char *part::*which) {
   part *p = s->parts[d];
   for (int d2 = 0; d2 < s->n_parts && bytes; d2++)
     if (d2 != d) {
       part *q = s->parts[d2];
-      DBTR_CUDA_TRY(cudaMemcpyPeerAsync(q->*which + at, q->dev, p->*which + at, p->dev, bytes, p->send));
+      DBTR_CUDA_TRY(cudaMemcpyPeerAsync(q->*which + at, q->dev, p->*which + at, p->dev, bytes, p->send[d2]));
     }
   return 0;
 }
 
-/* The end of a phase: every part's sends recorded, and every part's default stream waits for
- * every other part's; the first part's device is left current. */
+/* The end of a phase: each part's sends to each other part recorded after all of its compute
+ * (so that they mark it too, even where it sent nothing), and every part's default stream waits
+ * for what every other part sent it; the first part's device is left current. */
 static int phase_end(part *s) {
-  int rc = 0;
-  for (int d = 0; d < s->n_parts && !rc; d++)
-    if (!(rc = use(s->parts[d]))) DBTR_CUDA_TRY(cudaEventRecord(s->parts[d]->sent, s->parts[d]->send));
-  for (int d = 0; d < s->n_parts && !rc; d++) {
+  int rc = 0, n = s->n_parts;
+  for (int d = 0; d < n && !rc; d++) {
+    part *p = s->parts[d];
+    if ((rc = use(p)) || (rc = send_after_compute(p, n, p->done))) break;
+    for (int d2 = 0; d2 < n; d2++)
+      if (d2 != d) DBTR_CUDA_TRY(cudaEventRecord(p->sent[d2], p->send[d2]));
+  }
+  for (int d = 0; d < n && !rc; d++) {
     if ((rc = use(s->parts[d]))) break;
-    for (int d2 = 0; d2 < s->n_parts; d2++)
-      if (d2 != d) DBTR_CUDA_TRY(cudaStreamWaitEvent(0, s->parts[d2]->sent, 0));
+    for (int d2 = 0; d2 < n; d2++)
+      if (d2 != d) DBTR_CUDA_TRY(cudaStreamWaitEvent(0, s->parts[d2]->sent[d], 0));
   }
   return rc ? rc : use(s);
 }
@@ -159,7 +170,7 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int i0, int 
   c.srcDevice = p->dev;
   c.dstDevice = s->dev;
   c.extent = make_cudaExtent((size_t)(i1 - i0) * sizeof(double), n_t, 1);
-  DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send));
+  DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[0]));
   return 0;
 }
 
@@ -186,7 +197,7 @@ static int forward(part *s, int all, size_t off, int n) {
     for (int c = 0; c < pieces && !rc; c++) {
       share(p1 - p0, c, pieces, &q0, &q1);
       rc = p->k->forward(p, list_of(p, all, off), n, p0 + q0, p0 + q1, batched(p), 1);
-      if (!rc) rc = send_after_compute(p, c);
+      if (!rc) rc = send_after_compute(p, np, p->computed[c]);
       if (!rc) rc = send_forward(s, d, all, off, n, p0 + q0, p0 + q1);
     }
   }
@@ -211,7 +222,7 @@ static int gather(part *s, int all, size_t off, int n) {
       piece.z0 = p->z0 + q0;
       piece.z1 = p->z0 + q1;
       rc = launch_gather(&piece, list_of(p, all, off), n);
-      if (!rc) rc = send_after_compute(p, c);
+      if (!rc) rc = send_after_compute(p, s->n_parts, p->computed[c]);
       if (!rc) rc = send_to_all(s, d, (size_t)piece.z0 * slice, (size_t)(q1 - q0) * slice, &part::vol);
     }
   }
@@ -539,15 +550,15 @@ static int link_parts(part *s, const dbtr_problem *prob) {
     part *p = s->parts[d];
     share(s->nz, d, np, &p->z0, &p->z1);
     if ((rc = use(p))) break;
-    int made = 0; /* the events made, the last being sent */
-    cudaError_t e = cudaStreamCreateWithFlags(&p->send, cudaStreamNonBlocking);
-    for (; e == cudaSuccess && made <= DBTR__PIECES_MAX; made++)
-      e = cudaEventCreateWithFlags(made < DBTR__PIECES_MAX ? &p->computed[made] : &p->sent, cudaEventDisableTiming);
-    p->has_send = e == cudaSuccess;
-    if (p->has_send) continue;
-    rc = dbtr_err(DBTR_EGPU, "GPU %d: a stream and events for its sends: %s", p->dev, cudaGetErrorString(e));
-    for (int c = 0; c + 1 < made; c++) cudaEventDestroy(p->computed[c]);
-    if (made) cudaStreamDestroy(p->send);
+    /* Each made is non-NULL, for part_free to destroy; a failed one stays NULL. */
+    const unsigned flags = cudaEventDisableTiming;
+    cudaError_t e = cudaEventCreateWithFlags(&p->done, flags);
+    for (int c = 0; c < DBTR__PIECES_MAX && e == cudaSuccess; c++) e = cudaEventCreateWithFlags(&p->computed[c], flags);
+    for (int d2 = 0; d2 < np && e == cudaSuccess; d2++)
+      if (d2 != d && (e = cudaStreamCreateWithFlags(&p->send[d2], cudaStreamNonBlocking)) == cudaSuccess)
+        e = cudaEventCreateWithFlags(&p->sent[d2], flags);
+    if (e != cudaSuccess)
+      rc = dbtr_err(DBTR_EGPU, "GPU %d: the streams and events of its sends: %s", p->dev, cudaGetErrorString(e));
   }
   if (!rc) rc = dbtr_alloc((void **)&s->sched_host, s->n_views, sizeof(int), "GPU schedule");
   if (!rc) rc = dbtr_alloc((void **)&s->owner, s->n_views, sizeof(int), "GPU schedule");

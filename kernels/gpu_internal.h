@@ -87,12 +87,13 @@ struct dbtr__gpu_part {
   dbtr__gpu_part *parts[DBTR_GPUS_MAX];
   int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
   int *owner;       /* the first part, on several GPUs: the part that projects each view */
-  /* On several GPUs: the stream this part sends on (non-blocking: it runs beside the kernels of
-   * the device's default stream), an event after each piece of its compute (on the default
-   * stream), and one after its sends of a phase (on send). */
-  cudaStream_t send;
-  cudaEvent_t computed[DBTR__PIECES_MAX], sent;
-  int has_send;     /* the stream and events exist (made, and to be destroyed) */
+  /* On several GPUs: a stream for its sends to each other part (non-blocking: they run beside
+   * the kernels of the device's default stream, and beside each other, on the device's several
+   * copy engines), an event after each piece of its compute and one after all of it (on the
+   * default stream), and one after its sends to each part in a phase (on that part's stream).
+   * NULL where not made. */
+  cudaStream_t send[DBTR_GPUS_MAX];
+  cudaEvent_t computed[DBTR__PIECES_MAX], done, sent[DBTR_GPUS_MAX];
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;

@@ -30,7 +30,7 @@ from ._projector import Projector, backend_opts
 
 __all__ = ["Geometry", "Grid", "Scan", "Projector", "Progress", "DiffStats", "RefereeStats", "ValidationRow",
            "Validation", "ModeInfo", "read_scan", "write_scan", "forward", "back", "recon", "recon_file", "validate",
-           "gpu_available", "modes", "mode_table", "DbtrError", "InvalidArgument", "FormatError", "DbtrIOError",
+           "quality", "gpu_available", "modes", "mode_table", "DbtrError", "InvalidArgument", "FormatError", "DbtrIOError",
            "DbtrMemoryError", "NoGpuError", "GpuError", "__version__"]
 
 
@@ -459,7 +459,7 @@ def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None
     return Validation(rows)
 
 
-def quality(volume, grid: Grid, *, scan: Optional[str | os.PathLike] = None,
+def quality(volume: Any, grid: Grid, *, scan: Optional[str | os.PathLike] = None,
             regions: Optional[str | os.PathLike] = None) -> dict:
     """Per object, what a physicist measures on volume ((nz, ny, nx) float32 or float64 on
     grid): the in-focus slice, contrast, CNR and the artifact spread function with its FWHM in
@@ -475,7 +475,7 @@ def quality(volume, grid: Grid, *, scan: Optional[str | os.PathLike] = None,
     if (scan is None) == (regions is None):
         raise _lib.invalid("quality: give exactly one of scan and regions")
     prec = _lib.PREC_FLOAT if a.dtype == np.float32 else _lib.PREC_DOUBLE
-    g = _c_grid(grid)
+    g = c_grid(grid)
     text = ctypes.c_void_p()
     enc = (lambda p: None if p is None else os.fsencode(p))
     with _io_lock:  # the objects are read from HDF5
