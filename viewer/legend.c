@@ -63,11 +63,8 @@ static void text_lines(dbtr_view_legend *L, const dbtr_view_state *s, const char
   snprintf(L->lines[L->n_lines++], DBTR_VIEW_LEGEND_COLS, "W %.4g L %.4g: black %.4g, white %.4g", s->window,
            s->level, s->level - 0.5 * s->window, s->level + 0.5 * s->window);
   if (s->have_b && s->diff_counts) {
-    size_t total = 0, slices = 0;
-    for (size_t k = 0; k < s->nz; k++) {
-      total += s->diff_counts[k];
-      slices += s->diff_counts[k] != 0;
-    }
+    size_t total, slices;
+    dbtr_view_diff_totals(s, &total, &slices);
     char thr[64];
     dbtr_view_threshold_str(&s->thr, thr, sizeof thr);
     snprintf(L->lines[L->n_lines++], DBTR_VIEW_LEGEND_COLS, "differ: %s, overlay %s", thr, s->diff_on ? "on" : "off");

@@ -97,6 +97,14 @@ int dbtr_view_classify(float a, float b, const dbtr_view_threshold *t) {
   return a > b ? DBTR_VIEW_A_GREATER : DBTR_VIEW_A_LESS;
 }
 
+void dbtr_view_diff_totals(const dbtr_view_state *s, size_t *total, size_t *slices) {
+  *total = *slices = 0;
+  for (size_t k = 0; s->diff_counts && k < s->nz; k++) {
+    *total += s->diff_counts[k];
+    *slices += s->diff_counts[k] != 0;
+  }
+}
+
 void dbtr_view_threshold_str(const dbtr_view_threshold *t, char *buf, size_t n) {
   if (t->mode == DBTR_VIEW_THR_ULP) {
     if (t->ulp == 0)
@@ -264,11 +272,8 @@ void dbtr_view_title(const dbtr_view_state *s, const char *name_a, const char *n
   TITLE_APPEND(" | slice %zu/%zu z %.4g mm | W %.4g L %.4g", s->slice, s->nz ? s->nz - 1 : 0,
                s->z0 + (double)s->slice * s->dz, s->window, s->level);
   if (s->have_b && s->diff_counts) {
-    size_t total = 0, slices = 0;
-    for (size_t k = 0; k < s->nz; k++) {
-      total += s->diff_counts[k];
-      slices += s->diff_counts[k] != 0;
-    }
+    size_t total, slices;
+    dbtr_view_diff_totals(s, &total, &slices);
     char thr[64];
     dbtr_view_threshold_str(&s->thr, thr, sizeof thr);
     TITLE_APPEND(" | diff %zu here, %zu in %zu slices (%s)%s", s->diff_counts[s->slice], total, slices, thr,

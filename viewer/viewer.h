@@ -155,6 +155,9 @@ typedef struct {
 /* Sets up the state for a grid: middle slice, the given window/level (also the reset
  * values), zoom 1, overlay off, opacity 1, threshold "any bit". */
 void dbtr_view_state_init(dbtr_view_state *s, const dbtr_grid *grid, int have_b, double window, double level);
+/* The differing voxels of the whole volume and the slices that have any, from s->diff_counts
+ * (both 0 without it): what the title and the legend say. */
+void dbtr_view_diff_totals(const dbtr_view_state *s, size_t *total, size_t *slices);
 /* Feeds one key (see the enum above and docs/viewer.md); returns DBTR_VIEW_CH_* flags. */
 unsigned dbtr_view_key(dbtr_view_state *s, int key);
 /* Wheel: without ctrl, +1 slice per notch up; with ctrl, zoom about the cursor (cx, cy). */
