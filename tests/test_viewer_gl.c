@@ -137,6 +137,18 @@ static unsigned char *shoot_slice(const dbtr_view_input *in, dbtr_view_opts *o, 
  * half-integer step may land on either neighbour: +-1 grey level, never more. */
 #define GREY_TOL 1
 
+/* The options the ramp volume's pictures share: slice 1, window 0 .. 100, 128 x 96 pixels (8 a
+ * voxel of the 16 x 12 slice). */
+static void ramp_opts(dbtr_view_opts *o) {
+  dbtr_view_opts_default(o);
+  o->slice = 1;
+  o->have_window = o->have_level = 1;
+  o->window = 100.0;
+  o->level = 50.0;
+  o->width = 128;
+  o->height = 96;
+}
+
 DBTR_TEST(gl_screenshot_grey) {
   need_display();
   enum { NX = 16, NY = 12, NZ = 3, PX = 8 }; /* 8 px per voxel: 128 x 96 */
@@ -144,13 +156,7 @@ DBTR_TEST(gl_screenshot_grey) {
   REQUIRE(a != NULL);
   dbtr_view_input in = {"ramp.tif", NULL, grid_of(NX, NY, NZ, 1.0, 1.0), a, NULL};
   dbtr_view_opts o;
-  dbtr_view_opts_default(&o);
-  o.slice = 1;
-  o.have_window = o.have_level = 1;
-  o.window = 100.0; /* 0 .. 100 */
-  o.level = 50.0;
-  o.width = NX * PX;
-  o.height = NY * PX;
+  ramp_opts(&o); /* 128 x 96: NX * PX by NY * PX */
   int w = NX * PX, h = NY * PX;
   dbtr_view_state st;
   unsigned char *px = shoot_slice(&in, &o, "test_viewer_grey.png", w, h, &st);
@@ -177,13 +183,7 @@ DBTR_TEST(gl_screenshot_aspect) {
   REQUIRE(a != NULL);
   dbtr_view_input in = {"ramp.tif", NULL, grid_of(16, 12, 3, 1.0, 2.0), a, NULL};
   dbtr_view_opts o;
-  dbtr_view_opts_default(&o);
-  o.slice = 1;
-  o.have_window = o.have_level = 1;
-  o.window = 100.0;
-  o.level = 50.0;
-  o.width = 128;
-  o.height = 96;
+  ramp_opts(&o);
   dbtr_view_state st;
   unsigned char *px = shoot_slice(&in, &o, "test_viewer_aspect.png", 128, 96, &st);
   REQUIRE(px != NULL);
@@ -263,13 +263,7 @@ DBTR_TEST(gl_overlay_exact) {
   REQUIRE(a != NULL && b != NULL);
   dbtr_view_input in = {"a.tif", "b.tif", grid_of(16, 12, 3, 1.0, 1.0), a, b};
   dbtr_view_opts o;
-  dbtr_view_opts_default(&o);
-  o.slice = 1;
-  o.have_window = o.have_level = 1;
-  o.window = 100.0;
-  o.level = 50.0;
-  o.width = 128; /* 8 px per voxel, nearest sampling: every voxel is an exact 8 x 8 block */
-  o.height = 96;
+  ramp_opts(&o); /* 8 px per voxel, nearest sampling: every voxel is an exact 8 x 8 block */
   o.diff = 1;
   dbtr_view_state st;
   unsigned char *px = shoot_slice(&in, &o, "test_viewer_overlay.png", 128, 96, &st);
@@ -319,13 +313,7 @@ DBTR_TEST(gl_legend_key) {
   REQUIRE(a != NULL && b != NULL);
   dbtr_view_input in = {"key_a.tif", "key_b.tif", grid_of(16, 12, 3, 1.0, 1.0), a, b};
   dbtr_view_opts o;
-  dbtr_view_opts_default(&o);
-  o.slice = 1;
-  o.have_window = o.have_level = 1;
-  o.window = 100.0;
-  o.level = 50.0;
-  o.width = 128;
-  o.height = 96;
+  ramp_opts(&o);
   o.diff = 1;
   o.thr.mode = DBTR_VIEW_THR_ABS;
   o.diff_range = 6.0;
