@@ -44,6 +44,11 @@ int dbtr_backend_choose(const dbtr_backend_opts *o, dbtr_mode *gpu_mode, dbtr_mo
   return 0;
 }
 
+int dbtr_backend_on_cpu(const dbtr_backend_opts *o, int gpu) {
+  char name[256];
+  return !gpu || (strcmp(o->backend ? o->backend : "auto", "gpu") && !dbtr_gpu_available(name, sizeof name));
+}
+
 int dbtr_backend_open(const dbtr_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out, char *fallback,
                       size_t fallback_len) {
   *out = NULL;

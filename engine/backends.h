@@ -22,6 +22,11 @@ int dbtr_backend_create(dbtr_backend **out, dbtr_mode m, const dbtr_problem *pro
  * receives whether the GPU is to be tried first (backend "gpu" or "auto"). */
 int dbtr_backend_choose(const dbtr_backend_opts *o, dbtr_mode *gpu_mode, dbtr_mode *cpu_mode, int *gpu);
 
+/* Whether o's backend will run on the CPU, as dbtr_backend_open would pick it, without making
+ * it: gpu (dbtr_backend_choose's) is 0, or backend "auto" finds no GPU that can be used
+ * ("gpu" never falls back: it fails). For the memory checks made before any allocation. */
+int dbtr_backend_on_cpu(const dbtr_backend_opts *o, int gpu);
+
 /* Creates the backend o asks for: "gpu" fails without a GPU; "auto" uses the GPU when it can
  * and otherwise the CPU, writing why into fallback (else fallback is ""). */
 int dbtr_backend_open(const dbtr_backend_opts *o, const dbtr_problem *prob, dbtr_backend **out, char *fallback,

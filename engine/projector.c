@@ -32,8 +32,7 @@ static int check_memory(const dbtr_geom *g, const dbtr_grid *grid, const dbtr_ba
   dbtr_mode gpu_mode, cpu_mode;
   int gpu, rc = dbtr_backend_choose(o, &gpu_mode, &cpu_mode, &gpu);
   if (rc) return rc;
-  char name[256];
-  int cpu = !gpu || (strcmp(o->backend ? o->backend : "auto", "gpu") && !dbtr_gpu_available(name, sizeof name));
+  int cpu = dbtr_backend_on_cpu(o, gpu);
   dbtr_precision p = dbtr_mode_precision(cpu ? cpu_mode : gpu_mode);
   double n_proj = (double)g->n_views * (double)g->n_rows * (double)g->n_cols;
   double need = (double)dbtr_precision_size(p) * n_proj + (cpu ? dbtr_cpu_projector_bytes(p, g, grid, 1) : 0.0);

@@ -125,9 +125,7 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo 
   (void)gpu_mode;
   /* Where a GPU can be used the backend's buffers are on it; otherwise the CPU backend's are
    * counted too. */
-  char name[256];
-  int cpu = !gpu || (strcmp(o->recon.backend.backend ? o->recon.backend.backend : "auto", "gpu") &&
-                     !dbtr_gpu_available(name, sizeof name));
+  int cpu = dbtr_backend_on_cpu(&o->recon.backend, gpu);
   dbtr_precision p = dbtr_mode_precision(cpu_mode);
   double es = (double)dbtr_precision_size(p);
   /* Emission from counts makes its line integrals in double (expand). */
