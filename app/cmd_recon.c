@@ -173,18 +173,15 @@ static int check_fbp_args(const char *cmd, recon_args *a) {
   return 0;
 }
 
-/* --algorithm fbp: the checks of a problem-only session, then the FBP volume (engine/fbp.h), in
- * double, rounded to float unless --format float64; an exit code. */
+/* --algorithm fbp: the FBP volume with the session's checks first (engine/fbp.h), in double,
+ * rounded to float unless --format float64; an exit code. */
 static int run_fbp(const char *cmd, const app_recon_opts *o, const dbtr_scan *scan, const dbtr_grid *grid,
                    const char *in, void *vol, size_t n_vox, char *backend, size_t name_len, size_t *n_unseen) {
-  dbtr_session_opts so = {.recon = {.backend = o->backend}, .source = in, .values_checked = 1, .problem_only = 1};
-  dbtr_session *s = NULL;
-  int rc = dbtr_session_open(&s, scan, grid, &so);
-  dbtr_session_close(&s);
   double *v = NULL;
-  if (!rc) rc = o->vol_double ? 0 : dbtr_alloc((void **)&v, n_vox, sizeof *v, "FBP volume");
+  int rc = o->vol_double ? 0 : dbtr_alloc((void **)&v, n_vox, sizeof *v, "FBP volume");
   dbtr_fbp_report rep;
-  if (!rc) rc = dbtr_fbp_volume(scan, grid, &o->backend, &o->fbp, 0, o->vol_double ? vol : v, &rep);
+  dbtr_recon_opts ro = {.backend = o->backend, .fbp = o->fbp};
+  if (!rc) rc = dbtr_fbp_checked(scan, grid, &ro, in, 1, o->vol_double ? vol : v, &rep);
   if (!rc && !o->vol_double) dbtr_convert_to_float(DBTR_PREC_DOUBLE, v, n_vox, vol);
   free(v);
   if (rc) return cli_fail(cmd, rc);

@@ -25,14 +25,9 @@ struct dbtr_recon {
 static int open_fbp(dbtr_recon *r, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *o) {
   if (o->start || o->init != 0.0)
     return dbtr_err(DBTR_EINVAL, "algorithm fbp takes no start volume (start, init are ML-EM's)");
-  dbtr_session_opts so = {.recon = {.backend = o->backend}, .problem_only = 1};
-  dbtr_session *s = NULL;
-  int rc = dbtr_session_open(&s, scan, grid, &so);
-  if (!rc) r->n_vox = dbtr_session_mlem(s)->n_vox;
-  dbtr_session_close(&s);
+  int rc = dbtr_grid_count(grid, &r->n_vox);
   if (!rc) rc = dbtr_alloc((void **)&r->fbp, r->n_vox, sizeof *r->fbp, "FBP volume");
-  if (!rc) rc = dbtr_fbp_volume(scan, grid, &o->backend, &o->fbp, 0, r->fbp, &r->rep);
-  return rc;
+  return rc ? rc : dbtr_fbp_checked(scan, grid, o, NULL, 0, r->fbp, &r->rep);
 }
 
 const char *dbtr_version(void) { return DBTR_VERSION_STRING; }

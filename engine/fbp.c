@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/session.h"
 #include "io/memory.h"
 #include "recon/error.h"
 #include "recon/fbp.h"
@@ -117,4 +118,14 @@ int dbtr_fbp_volume(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_bac
   free(db);
   free(d);
   return rc;
+}
+
+int dbtr_fbp_checked(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *ro, const char *source,
+                     int values_checked, double *vol, dbtr_fbp_report *rep) {
+  dbtr_session_opts so = {.recon = {.backend = ro->backend}, .source = source, .values_checked = values_checked,
+                          .problem_only = 1};
+  dbtr_session *s = NULL;
+  int rc = dbtr_session_open(&s, scan, grid, &so);
+  dbtr_session_close(&s);
+  return rc ? rc : dbtr_fbp_volume(scan, grid, &ro->backend, &ro->fbp, 0, vol, rep);
 }

@@ -28,4 +28,11 @@ int dbtr_fbp_check_opts(const dbtr_fbp_opts *o);
 int dbtr_fbp_volume(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_backend_opts *bo,
                     const dbtr_fbp_opts *fo, int device, double *vol, dbtr_fbp_report *rep);
 
+/* FBP as a client runs it (`dbtr recon --algorithm fbp`, dbtr_recon_open's "fbp"): first the
+ * checks a session makes where it opens (a problem-only session: the geometry, the grid named
+ * after source, which may be NULL, and the values unless values_checked), then dbtr_fbp_volume
+ * with ro's backend and filter options on the first GPU. */
+int dbtr_fbp_checked(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *ro, const char *source,
+                     int values_checked, double *vol, dbtr_fbp_report *rep);
+
 #endif
