@@ -17,7 +17,10 @@ which the projector's plain back projection does not do, so the ratio slightly f
 projector on back. Prints both times in ms and the ratio. A hidden copy of the volume (0.5 GB
 in float) over PCIe would add tens of ms per call; nsys (`nsys profile --trace cuda python3
 bench/...`, then `nsys stats --report cuda_gpu_mem_size_sum`) shows no host-device copy of
-the arrays' sizes during the timed calls."""
+the arrays' sizes during the timed calls.
+
+Then dbtr.recon of the same scan from CuPy projections (reconstructed where they lie) and from
+numpy, whole calls, and whether their volumes are bitwise equal."""
 
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ def main() -> None:
     ap.add_argument("--bench-modes", default=str(ROOT / "build" / "bench" / "bench_modes"))
     ap.add_argument("--dbtr", default=str(ROOT / "build" / "app" / "dbtr"))
     ap.add_argument("--scan")
+    ap.add_argument("--recon-iterations", type=int, default=3)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         scan = a.scan or os.path.join(tmp, "thesis.h5")
@@ -82,6 +86,27 @@ def main() -> None:
     print(f"Projector forward + back: {ms:.2f} ms (median of {a.repeats})")
     print(f"bench_modes forward + back: {fwd + back:.2f} ms ({fwd:.2f} + {back:.2f})")
     print(f"ratio: {ms / (fwd + back):.3f}x (target: at most 1.10x)")
+    recon_times(s, a.mode, a.recon_iterations)
+
+
+def recon_times(s: "dbtr.Scan", mode: str, iterations: int) -> None:
+    """dbtr.recon of the same scan (line integrals, emission) from CuPy projections, which run where
+    they lie, and from numpy, whose data cross the bus both ways: whole calls, set-up included,
+    the second of two runs each; and the two volumes' bits."""
+    proj = cp.asarray(s.projections)
+    kw = dict(quantity="line_integral", iterations=iterations, backend="gpu", mode=mode)
+    walls = {}
+    for name, data in (("CuPy", proj), ("numpy", s.projections)):
+        for _ in range(2):
+            cp.cuda.Device(0).synchronize()
+            t0 = time.perf_counter()
+            vol = dbtr.recon(data, s.geometry, s.grid, **kw)
+            cp.cuda.Device(0).synchronize()
+            walls[name] = (time.perf_counter() - t0, vol)
+    same = walls["CuPy"][1].get().tobytes() == walls["numpy"][1].tobytes()
+    print(f"dbtr.recon, {iterations} iterations of {mode}: from CuPy {walls['CuPy'][0]:.3f} s, from numpy "
+          f"{walls['numpy'][0]:.3f} s (data {s.projections.nbytes / 1e6:.0f} MB in float64); volumes bitwise equal: "
+          f"{same}")
 
 
 if __name__ == "__main__":

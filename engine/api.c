@@ -32,10 +32,15 @@ static int open_fbp(dbtr_recon *r, const dbtr_scan *scan, const dbtr_grid *grid,
 
 const char *dbtr_version(void) { return DBTR_VERSION_STRING; }
 
-int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *opts) {
+/* dbtr_recon_open, of the scan's data (device NULL) or of data in a GPU's memory. */
+static int recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_device_data *device, const dbtr_grid *grid,
+                      const dbtr_recon_opts *opts) {
   *out = NULL;
   if (!scan || !grid) return dbtr_err(DBTR_EINVAL, "dbtr_recon_open: no scan or no grid given");
-  dbtr_session_opts so = {.recon = opts ? *opts : (dbtr_recon_opts){0}};
+  dbtr_session_opts so = {.recon = opts ? *opts : (dbtr_recon_opts){0}, .device = device};
+  if (device && so.recon.algorithm && !strcmp(so.recon.algorithm, "fbp"))
+    return dbtr_err(DBTR_EINVAL, "algorithm fbp: FBP filters in host memory, and the data lie in cuda:%d",
+                    device->device);
   dbtr_recon *r = calloc(1, sizeof *r);
   if (!r) return dbtr_err(DBTR_ENOMEM, "reconstruction: out of memory");
   const char *a = so.recon.algorithm;
@@ -46,6 +51,17 @@ int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *gr
   }
   *out = r;
   return 0;
+}
+
+int dbtr_recon_open(dbtr_recon **out, const dbtr_scan *scan, const dbtr_grid *grid, const dbtr_recon_opts *opts) {
+  return recon_open(out, scan, NULL, grid, opts);
+}
+
+int dbtr_recon_open_device(dbtr_recon **out, const dbtr_scan *scan, const dbtr_device_data *data, const dbtr_grid *grid,
+                           const dbtr_recon_opts *opts) {
+  *out = NULL;
+  if (!data) return dbtr_err(DBTR_EINVAL, "dbtr_recon_open_device: no device data given");
+  return recon_open(out, scan, data, grid, opts);
 }
 
 const char *dbtr_recon_backend(const dbtr_recon *r) { return r->s ? dbtr_session_backend(r->s)->name : r->rep.backend; }
@@ -70,6 +86,11 @@ int dbtr_recon_volume(dbtr_recon *r, void *out) {
     return 0;
   }
   return dbtr_session_get_volume(r->s, out);
+}
+
+int dbtr_recon_volume_device(dbtr_recon *r, void *out) {
+  if (!r->s) return dbtr_err(DBTR_EINVAL, "algorithm fbp's volume is in host memory: dbtr_recon_volume");
+  return dbtr_session_get_volume_device(r->s, out);
 }
 
 void dbtr_recon_close(dbtr_recon **r) {

@@ -14,6 +14,7 @@
 #include "io/checkpoint.h"
 #include "io/memory.h"
 #include "io/scan.h"
+#include "kernels/gpu.h"
 #include "recon/cpu.h"
 #include "recon/error.h"
 #include "recon/geom.h"
@@ -35,38 +36,55 @@ struct dbtr_session {
   size_t n_unseen;       /* the 0s of fov */
 };
 
-/* The first value that breaks the rule, with its flat index in the message: a caller's
- * array has no file or dataset to name. */
-static int check_array(const char *name, const double *v, size_t n, int counts, int positive) {
-  for (size_t i = 0; i < n; i++) {
-    double x = v[i];
-    const char *what = !isfinite(x)             ? "is not finite"
-                       : counts && x < 0        ? "is negative; counts must be >= 0"
-                       : positive && !(x > 0.0) ? "is not positive; i0 must be > 0"
-                                                : NULL;
-    if (what) return dbtr_err(DBTR_EINVAL, "%s: value %g at flat index %zu %s", name, x, i, what);
+/* The first value of array name (n elements of v: doubles in host memory, or with dev of type
+ * in dev's GPU) that breaks the rule, with its flat index in the message: a caller's array has
+ * no file or dataset to name. */
+static int check_array(const char *name, const void *v, dbtr_precision type, size_t n, int counts, int positive,
+                       const dbtr_device_data *dev) {
+  size_t at = n;
+  double x = 0.0;
+  if (dev) {
+    int rc = dbtr_gpu_first_bad(dev->device, name, v, type, n, counts, positive, &at, &x);
+    if (rc) return rc;
+  } else {
+    const double *h = v;
+    for (size_t i = 0; i < n && at == n; i++)
+      if (dbtr_value_bad(h[i], counts, positive)) at = i, x = h[i];
   }
-  return 0;
+  if (at == n) return 0;
+  return dbtr_err(DBTR_EINVAL, "%s: value %g at flat index %zu %s", name, x, at,
+                  dbtr_value_rule(dbtr_value_bad(x, counts, positive)));
 }
 
-/* What a caller built by hand is checked as the reader checks files: the arrays are there, i0
- * has a known shape (counts need one), every value is finite, counts are >= 0 and i0 > 0. */
-static int check_values(const dbtr_scan *scan) {
+/* What a caller built by hand is checked as the reader checks files: the arrays are there (in
+ * host memory, or dev's GPU), i0 has a known shape (counts need one), every value is finite,
+ * counts are >= 0 and i0 > 0. */
+static int check_values(const dbtr_scan *scan, const dbtr_device_data *dev) {
   size_t n;
   int rc = dbtr_geom_proj_count(&scan->geom, &n);
   if (rc) return rc;
-  if (!scan->proj) return dbtr_err(DBTR_EINVAL, "projections: none given");
+  if (dev && (scan->proj || scan->i0))
+    return dbtr_err(DBTR_EINVAL, "projections: given twice, in the scan and as device data (the scan's proj and i0 "
+                                 "must be NULL)");
+  if (dev && ((dev->proj_type != DBTR_PREC_FLOAT && dev->proj_type != DBTR_PREC_DOUBLE) ||
+              (dev->i0 && dev->i0_type != DBTR_PREC_FLOAT && dev->i0_type != DBTR_PREC_DOUBLE)))
+    return dbtr_err(DBTR_EINVAL, "device data: the arrays must be float or double");
+  const void *proj = dev ? dev->proj : scan->proj, *i0 = dev ? dev->i0 : scan->i0;
+  if (!proj) return dbtr_err(DBTR_EINVAL, "projections: none given");
   int counts = scan->quantity == DBTR_QUANTITY_COUNTS;
   if (!counts && scan->quantity != DBTR_QUANTITY_LINE_INTEGRAL)
     return dbtr_err(DBTR_EINVAL, "projections: unknown quantity %d", (int)scan->quantity);
   if (scan->i0_shape < DBTR_I0_NONE || scan->i0_shape > DBTR_I0_FULL)
     return dbtr_err(DBTR_EINVAL, "i0: unknown shape %d", (int)scan->i0_shape);
-  if (counts && (scan->i0_shape == DBTR_I0_NONE || !scan->i0))
+  if (counts && (scan->i0_shape == DBTR_I0_NONE || !i0))
     return dbtr_err(DBTR_EINVAL, "i0: counts need the unattenuated counts i0, and none were given");
-  if ((rc = check_array("projections", scan->proj, n, counts, 0))) return rc;
+  if ((rc = check_array("projections", proj, dev ? dev->proj_type : DBTR_PREC_DOUBLE, n, counts, 0, dev))) return rc;
   if (scan->i0_shape == DBTR_I0_NONE) return 0;
-  return check_array("i0", scan->i0, dbtr_scan_i0_count(scan), 0, 1);
+  return check_array("i0", i0, dev ? dev->i0_type : DBTR_PREC_DOUBLE, dbtr_scan_i0_count(scan), 0, 1, dev);
 }
+
+/* 1 for start "fbp" (include/dbtr.h, dbtr_recon_opts.start). */
+static int start_fbp(const dbtr_recon_opts *ro) { return ro->start && !strcmp(ro->start, "fbp"); }
 
 /* The algorithm: the one asked for, or the one the scan's quantity calls for. */
 static int choose_algo(const dbtr_scan *scan, const char *name, dbtr_algo *out) {
@@ -96,7 +114,7 @@ static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
   size_t n;
   int rc = dbtr_geom_proj_count(&scan->geom, &n);
   if (rc) return rc;
-  if (algo == DBTR_ALGO_EMISSION && scan->quantity == DBTR_QUANTITY_COUNTS) {
+  if (algo == DBTR_ALGO_EMISSION && scan->quantity == DBTR_QUANTITY_COUNTS && !s->o.device) {
     size_t npix = scan->geom.n_rows * scan->geom.n_cols;
     long long nn = (long long)n;
     if ((rc = dbtr_alloc((void **)&s->y, n, sizeof(double), "line integrals"))) return rc;
@@ -109,6 +127,44 @@ static int expand(dbtr_session *s, const dbtr_scan *scan, dbtr_algo algo) {
   s->scan = scan;
   s->data = (dbtr_data){.geom = &s->geom, .grid = &s->grid, .algo = algo, .y = s->y ? s->y : scan->proj,
                         .i0 = transmission ? scan->i0 : NULL, .i0_shape = transmission ? scan->i0_shape : DBTR_I0_NONE};
+  return 0;
+}
+
+/* How data in a GPU's memory enter the sums and the backend (recon/data_terms.h). */
+static dbtr_data_kind device_kind(const dbtr_session *s) {
+  return s->m.prob.algo == DBTR_ALGO_TRANSMISSION  ? DBTR_DATA_COUNTS
+         : s->scan->quantity == DBTR_QUANTITY_COUNTS ? DBTR_DATA_COUNTS_AS_LINES
+                                                      : DBTR_DATA_LINES;
+}
+
+/* The start value and the deviance's constant of data in a GPU's memory: the blocks' sums made
+ * there, finished here as the host's are (dbtr_mlem_set_sums). */
+static int device_sums(dbtr_session *s) {
+  size_t n_blocks = (s->m.n_proj + DBTR_DATA_BLOCK - 1) / DBTR_DATA_BLOCK;
+  double *blocks = NULL;
+  int rc = dbtr_alloc((void **)&blocks, 2 * (n_blocks ? n_blocks : 1), sizeof *blocks, "the data's sums");
+  if (!rc)
+    rc = dbtr_gpu_data_sums(s->o.device, s->scan->i0_shape, device_kind(s), s->m.n_proj,
+                            s->geom.n_rows * s->geom.n_cols, blocks);
+  if (!rc) dbtr_mlem_set_sums(&s->m, blocks, n_blocks);
+  free(blocks);
+  return rc;
+}
+
+/* What data in a GPU's memory allow: a GPU backend on that GPU alone, ML-EM from a uniform start. */
+static int check_device(const dbtr_session_opts *o) {
+  const dbtr_backend_opts *b = &o->recon.backend;
+  char name[256];
+  if (!dbtr_gpu_available(name, sizeof name))
+    return dbtr_err(DBTR_ENOGPU, "device data: no GPU can be used here, so none can hold the data");
+  if (b->backend && !strcmp(b->backend, "cpu"))
+    return dbtr_err(DBTR_EINVAL, "backend cpu: the CPU reference reads host memory, and the data lie in cuda:%d",
+                    o->device->device);
+  if (b->gpus != 0 && b->gpus != 1)
+    return dbtr_err(DBTR_EINVAL, "gpus %d: data in a GPU's memory are reconstructed on that GPU alone", b->gpus);
+  if (start_fbp(&o->recon))
+    return dbtr_err(DBTR_EINVAL, "start fbp: FBP filters in host memory, and the data lie in cuda:%d",
+                    o->device->device);
   return 0;
 }
 
@@ -125,12 +181,13 @@ static int check_memory(const dbtr_scan *scan, const dbtr_grid *grid, dbtr_algo 
   (void)gpu_mode;
   /* Where a GPU can be used the backend's buffers are on it; otherwise the CPU backend's are
    * counted too. */
-  int cpu = dbtr_backend_on_cpu(&o->recon.backend, gpu);
+  int cpu = !o->device && dbtr_backend_on_cpu(&o->recon.backend, gpu);
   dbtr_precision p = dbtr_mode_precision(cpu_mode);
   double es = (double)dbtr_precision_size(p);
-  /* Emission from counts makes its line integrals in double (expand). */
-  int lines = scan->quantity == DBTR_QUANTITY_COUNTS && algo == DBTR_ALGO_EMISSION;
-  double need = o->caller_bytes + (lines ? 8.0 : 0.0) * n_proj + es * (2.0 * n_vox + 2.0 * n_proj);
+  /* Emission from counts makes its line integrals in double (expand). Data in a GPU's memory
+   * take none of the host's buffers: their conversions and the volume stay on the GPU. */
+  int lines = scan->quantity == DBTR_QUANTITY_COUNTS && algo == DBTR_ALGO_EMISSION && !o->device;
+  double need = o->caller_bytes + (lines ? 8.0 : 0.0) * n_proj + (o->device ? 0.0 : es * (2.0 * n_vox + 2.0 * n_proj));
   if (cpu) need += dbtr_cpu_backend_bytes(p, &scan->geom, grid);
   /* The field of view's mask; its work (dbtr_fov_bytes) is done and freed before the backend is
    * made, within the CPU backend's bytes, or on the GPU the host-side buffers above and a CPU
@@ -173,9 +230,6 @@ static int open_fov(dbtr_session *s, const dbtr_grid *grid, const dbtr_backend_o
   if (!rc) rc = dbtr_fov_mask(&s->geom, grid, dbtr_mode_precision(cpu_mode), bo->threads, s->fov, &s->n_unseen);
   return rc;
 }
-
-/* 1 for start "fbp" (include/dbtr.h, dbtr_recon_opts.start). */
-static int start_fbp(const dbtr_recon_opts *ro) { return ro->start && !strcmp(ro->start, "fbp"); }
 
 static int check_start(const dbtr_recon_opts *ro) {
   if (ro->algorithm && !strcmp(ro->algorithm, "fbp"))
@@ -232,7 +286,8 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   /* The geometry and the grid, once, for every layer below. */
   if (!rc) rc = dbtr_geom_check(&scan->geom, "geometry");
   if (!rc) rc = dbtr_grid_check(grid, &scan->geom, o->source ? o->source : "volume grid");
-  if (!rc && !o->values_checked) rc = check_values(scan);
+  if (!rc && o->device) rc = check_device(o);
+  if (!rc && !o->values_checked) rc = check_values(scan, o->device);
   if (!rc && !o->problem_only) rc = check_memory(scan, grid, algo, o);
   if (rc) return rc;
   double t_checks = omp_get_wtime();
@@ -245,7 +300,8 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   if (!rc) rc = dbtr_mlem_init(&s->m, &s->data, ro->subsets ? ro->subsets : 1, ro->backend.threads);
   s->m.prob.gpu_memory = ro->backend.gpu_memory;
   s->m.prob.gpus = ro->backend.gpus;
-  s->m.prob.gpu_first = o->gpu_first;
+  s->m.prob.gpu_first = o->device ? o->device->device : o->gpu_first;
+  if (!rc && o->device) rc = device_sums(s);
   if (!rc && !o->problem_only) rc = open_fov(s, grid, &ro->backend);
   double t_data = omp_get_wtime();
   /* The FBP start is made before the backend, so that its projector and the backend are not
@@ -253,9 +309,16 @@ int dbtr_session_open(dbtr_session **out, const dbtr_scan *scan, const dbtr_grid
   double *fbp = NULL;
   if (!rc && !o->problem_only && start_fbp(ro)) rc = fbp_volume(s, scan, &fbp);
   double t_fbp = omp_get_wtime() - t_data; /* counted in the start's time */
-  if (!rc && !o->problem_only) rc = dbtr_backend_open(&ro->backend, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
+  /* Data in a GPU's memory run on that GPU: "auto" does not fall back to the CPU. */
+  dbtr_backend_opts bo = ro->backend;
+  if (o->device) bo.backend = "gpu";
+  if (!rc && !o->problem_only) rc = dbtr_backend_open(&bo, &s->m.prob, &s->b, s->fallback, sizeof s->fallback);
   double t_backend = omp_get_wtime();
-  if (!rc && s->b) rc = dbtr_mlem_load_with(&s->m, s->b, ro->init, &s->load);
+  if (!rc && s->b && o->device)
+    rc = dbtr_gpu_load_device(s->b, o->device, s->scan->i0_shape, device_kind(s),
+                              ro->init > 0.0 ? ro->init : s->m.init_value);
+  else if (!rc && s->b)
+    rc = dbtr_mlem_load_with(&s->m, s->b, ro->init, &s->load);
   if (fbp) {
     if (!rc) rc = set_fbp_start(s, fbp);
     else free(fbp);
@@ -300,6 +363,12 @@ int dbtr_session_get_volume(dbtr_session *s, void *out) {
   return rc;
 }
 
+int dbtr_session_get_volume_device(dbtr_session *s, void *out) {
+  if (!s->b || !s->o.device)
+    return dbtr_err(DBTR_EINVAL, "the volume on the device: only a session of data in a GPU's memory has it there");
+  return dbtr_gpu_volume_device(s->b, out, s->fov);
+}
+
 /* What a checkpoint of this session holds and must match (io/checkpoint.h). */
 static void identify(const dbtr_session *s, dbtr_checkpoint_info *ci) {
   dbtr_checkpoint_identify(ci, s->scan, &s->grid, s->m.prob.n_subsets, s->m.prob.algo, s->b);
@@ -315,6 +384,8 @@ static int scratch(dbtr_session *s, void *given, void **out) {
 
 int dbtr_session_run(dbtr_session *s, const dbtr_session_run_opts *r) {
   if (!s->b) return dbtr_err(DBTR_EINVAL, "a problem-only session runs no iterations");
+  /* A checkpoint identifies its scan by the data in host memory (io/checkpoint.h). */
+  if (r->checkpoint && s->o.device) return dbtr_err(DBTR_EINVAL, "checkpoints take data in host memory");
   dbtr_checkpoint_info ci;
   if (r->checkpoint) identify(s, &ci);
   int rc = 0;
@@ -365,6 +436,7 @@ int dbtr_session_same_problem(const dbtr_session *s, const dbtr_scan *scan, cons
 }
 
 int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {
+  if (s->o.device) return dbtr_err(DBTR_EINVAL, "a session of data in a GPU's memory is not re-armed");
   if (!same_geometry(&s->geom, &scan->geom))
     return dbtr_err(DBTR_EINVAL, "%s: another geometry than the session's; a session is re-armed only with a scan of "
                     "the same views and detector", s->o.source ? s->o.source : "scan");
@@ -372,7 +444,7 @@ int dbtr_session_rearm(dbtr_session *s, const dbtr_scan *scan) {
     return dbtr_err(DBTR_EINVAL, "%s: %s where the session's scan held %s", s->o.source ? s->o.source : "scan",
                     scan->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals",
                     s->scan->quantity == DBTR_QUANTITY_COUNTS ? "counts" : "line integrals");
-  int rc = s->o.values_checked ? 0 : check_values(scan);
+  int rc = s->o.values_checked ? 0 : check_values(scan, NULL);
   if (!rc) rc = expand(s, scan, s->m.prob.algo);
   /* The schedule and the backend keep the geometry they were made with, the session's copy,
    * equal value for value to this scan's. */

@@ -50,6 +50,9 @@ typedef struct {
    * counted in the memory check. */
   double caller_bytes;
   int gpu_first;           /* the first GPU of the backend's (a many-scan worker's own); 0 */
+  /* The data in a GPU's memory (dbtr_recon_open_device), the scan's proj and i0 NULL: checked,
+   * summed and loaded there, the backend on that GPU; NULL: the scan's, in host memory. */
+  const dbtr_device_data *device;
 } dbtr_session_opts;
 
 /* Where the set-up's time went, in seconds: the checks (the geometry, the grid, the values, the
@@ -82,6 +85,8 @@ const unsigned char *dbtr_session_fov(const dbtr_session *s, size_t *n_unseen);
 /* The backend's volume (n_vox of its type) with the voxels no ray reaches set to 0: the volume
  * every output writes (dbtr recon, demo, many scans, the C API and Python). */
 int dbtr_session_get_volume(dbtr_session *s, void *out);
+/* The same into out in the memory of the session's GPU, for a session of device data. */
+int dbtr_session_get_volume_device(dbtr_session *s, void *out);
 
 /* Hooks a run calls on the calling thread, each optional. */
 typedef struct {

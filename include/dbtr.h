@@ -248,6 +248,30 @@ DBTR_EXTERN int dbtr_recon_iterate(dbtr_recon *r, double *deviance);
 DBTR_EXTERN int dbtr_recon_volume(dbtr_recon *r, void *out);
 DBTR_EXTERN void dbtr_recon_close(dbtr_recon **r);
 
+/* Projections (and i0) that lie in the memory of a GPU: CUDA device pointers, or managed
+ * memory, read in place and never copied to the host (docs/python.md, "What is copied when"). */
+typedef struct {
+  const void *proj;         /* (n_views, n_rows, n_cols), contiguous */
+  dbtr_precision proj_type; /* DBTR_PREC_FLOAT or DBTR_PREC_DOUBLE: a float is widened to double
+                               exactly, as a host caller's copy in double would hold it */
+  const void *i0;           /* laid out as the scan's i0_shape says; NULL for none */
+  dbtr_precision i0_type;   /* as proj_type */
+  int device;               /* the CUDA device that holds both, on which the reconstruction runs */
+} dbtr_device_data;
+
+/* dbtr_recon_open of data in a GPU's memory: scan gives the geometry, the quantity and i0's
+ * shape (its proj and i0 NULL), data the arrays. The values are checked, the start value and
+ * the deviance's constant computed, and the data converted to the mode's type on that GPU, so
+ * that every iteration, the deviance and the volume are those dbtr_recon_open gives of the
+ * same values in host memory, bit for bit. It runs on a GPU backend on data->device ("auto"
+ * does not fall back to the CPU), on one GPU, ML-EM only (algorithm and start "fbp" read host
+ * memory: DBTR_EINVAL). data must outlive dbtr_recon_open_device, not the handle. */
+DBTR_EXTERN int dbtr_recon_open_device(dbtr_recon **out, const dbtr_scan *scan, const dbtr_device_data *data,
+                                       const dbtr_grid *grid, const dbtr_recon_opts *opts);
+/* The current volume, as dbtr_recon_volume, into out in the memory of the GPU it runs on
+ * (handles of dbtr_recon_open_device only). Synchronous, on the device's legacy default stream. */
+DBTR_EXTERN int dbtr_recon_volume_device(dbtr_recon *r, void *out);
+
 /* One scan file to one volume file, as `dbtr recon SCAN -o OUT` makes it, bit for bit, with
  * its record appended to a log when one is named (docs/scale-out.md): the unit a distributed
  * engine (Dask, a job array) maps over many scans. */

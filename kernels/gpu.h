@@ -5,6 +5,7 @@
 #define DBTR_GPU_H
 
 #include "recon/backend.h"
+#include "recon/data_terms.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,31 @@ typedef enum {
  * recorded after the call completes with the phase, and one recorded before it, on that GPU,
  * times it without the host's wait. cudaDeviceSynchronize waits for it. */
 int dbtr_gpu_run_phase(dbtr_backend *b, dbtr_gpu_phase phase);
+
+/* ---- Data in a GPU's memory (dbtr_recon_open_device, include/dbtr.h; kernels/device_data.cu).
+ * Each gives what its host counterpart gives of the same values, bit for bit: the data never
+ * cross the bus; only a few results (an index, a value, the blocks' sums) come back. */
+
+/* The first of the n elements of array name, v (of type, float or double, in the memory of
+ * device: else DBTR_EINVAL naming it), that dbtr_value_bad refuses: *at its index (n where none
+ * is) and *x its value. */
+int dbtr_gpu_first_bad(int device, const char *name, const void *v, dbtr_precision type, size_t n, int counts,
+                       int positive, size_t *at, double *x);
+
+/* The blocks' sums of recon/data_terms.h of d's n elements (npix a view; i0 laid out as shape
+ * says) into blocks, host memory of 2 ceil(n / DBTR_DATA_BLOCK) doubles. */
+int dbtr_gpu_data_sums(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
+                       double *blocks);
+
+/* GPU backend b (of ML-EM, on d's device) takes d's data as its load takes the host's (recon/
+ * backend.h): converted on the device into its type, the line integrals made of counts for kind
+ * DBTR_DATA_COUNTS_AS_LINES; and the uniform start volume fill. */
+int dbtr_gpu_load_device(dbtr_backend *b, const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind,
+                         double fill);
+
+/* GPU backend b's volume into out (n_vox of its type, in the memory of its first GPU), with
+ * the voxels fov marks 0 (host memory, engine/fov.h) set to 0. */
+int dbtr_gpu_volume_device(dbtr_backend *b, void *out, const unsigned char *fov);
 
 #ifdef __cplusplus
 }

@@ -241,20 +241,59 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   return 0;
 }
 
-/* Every part gets the data and the uniform start volume, filled on the GPU. */
-static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
-  part *s = (part *)b->impl;
+/* Every part gets the data and the uniform start volume, filled on the GPU: y and i0 (of T)
+ * copied from the host, or with y NULL from the first part, which holds them already
+ * (dbtr_gpu_load_device). */
+static int load_parts(part *s, const void *y, const void *i0, double fill) {
   for (int d = 0; d < s->n_parts; d++) {
     part *p = s->parts[d];
     size_t bytes = p->nproj * p->k->t_size;
     int rc = use(p);
     if (rc) return rc;
-    DBTR_CUDA_TRY(cudaMemcpy(p->y, y, bytes, cudaMemcpyHostToDevice));
-    if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, bytes, cudaMemcpyHostToDevice));
+    if (y) {
+      DBTR_CUDA_TRY(cudaMemcpy(p->y, y, bytes, cudaMemcpyHostToDevice));
+      if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, bytes, cudaMemcpyHostToDevice));
+    } else if (d > 0) {
+      DBTR_CUDA_TRY(cudaMemcpyPeer(p->y, p->dev, s->y, s->dev, bytes));
+      if (p->transmission) DBTR_CUDA_TRY(cudaMemcpyPeer(p->i0, p->dev, s->i0, s->dev, bytes));
+    }
     if ((rc = p->k->fill(p->vol, p->nvox, fill))) return rc;
   }
   DBTR_CUDA_TRY(cudaDeviceSynchronize());
   return use(s);
+}
+
+static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
+  return load_parts((part *)b->impl, y, i0, fill);
+}
+
+/* A backend this file made for ML-EM (not a projector's), or DBTR_EINVAL naming what. */
+static int ml_backend(const dbtr_backend *b, const char *what, part **out) {
+  if (!b || strncmp(b->name, "gpu:", 4) != 0 || ((part *)b->impl)->projector)
+    return dbtr_err(DBTR_EINVAL, "%s: not a GPU backend of ML-EM", what);
+  *out = (part *)b->impl;
+  return 0;
+}
+
+extern "C" int dbtr_gpu_load_device(dbtr_backend *b, const dbtr_device_data *d, dbtr_i0_shape shape,
+                                    dbtr_data_kind kind, double fill) {
+  part *s;
+  int rc = ml_backend(b, "device data", &s);
+  if (!rc && d->device != s->dev)
+    rc = dbtr_err(DBTR_EINVAL, "device data on cuda:%d, the backend on cuda:%d", d->device, s->dev);
+  if (!rc) rc = use(s);
+  if (!rc) rc = dbtr__gpu_data_convert(d, shape, kind, s->nproj, s->npix, s->k->precision, s->y,
+                                       s->transmission ? s->i0 : NULL);
+  return rc ? rc : load_parts(s, NULL, NULL, fill);
+}
+
+extern "C" int dbtr_gpu_volume_device(dbtr_backend *b, void *out, const unsigned char *fov) {
+  part *s;
+  int rc = ml_backend(b, "volume on the device", &s);
+  if (!rc) rc = use(s);
+  if (rc) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(out, s->vol, s->nvox * s->k->t_size, cudaMemcpyDeviceToDevice));
+  return dbtr__gpu_fov_zero(out, s->nvox, s->k->t_size, fov);
 }
 
 /* Every part holds the whole volume after each subset; the first part's serves. */

@@ -161,6 +161,16 @@ struct dbtr__gpu_kernels {
   int (*gather_pixels)(const dbtr__gpu_part *s, const int *views, int n, int local, void *carry, int first, int last);
 };
 
+/* Data in a GPU's memory (kernels/device_data.cu): d's n elements converted on the current
+ * device into y and i0 (NULL: not wanted) of precision, as the host's dbtr_convert_from_double
+ * converts them; and the voxels of v (n of t_size bytes, on the current device) that fov (host
+ * memory) marks 0 set to 0, the mask sent up through a staging buffer of at most
+ * DBTR__FOV_STAGE bytes beside the arena (within DBTR__GPU_MARGIN). */
+int dbtr__gpu_data_convert(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
+                           dbtr_precision precision, void *y, void *i0);
+#define DBTR__FOV_STAGE ((size_t)16 << 20)
+int dbtr__gpu_fov_zero(void *v, size_t n, size_t t_size, const unsigned char *fov);
+
 /* A backend of one part per GPU (prob->gpus; all on device 0 with prob->gpu_share), the first
  * leading, running the kernels of k. */
 int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const dbtr__gpu_kernels *k);

@@ -41,3 +41,28 @@ int dbtr_gpu_host_pin(void *p, size_t bytes) {
 void dbtr_gpu_host_unpin(void *p) { (void)p; }
 
 int dbtr_gpu_count(void) { return 0; }
+
+int dbtr_gpu_first_bad(int device, const char *name, const void *v, dbtr_precision type, size_t n, int counts,
+                       int positive, size_t *at, double *x) {
+  (void)device, (void)name, (void)v, (void)type, (void)counts, (void)positive;
+  *at = n;
+  *x = 0.0;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA: data in a GPU's memory cannot be read");
+}
+
+int dbtr_gpu_data_sums(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
+                       double *blocks) {
+  (void)d, (void)shape, (void)kind, (void)n, (void)npix, (void)blocks;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}
+
+int dbtr_gpu_load_device(dbtr_backend *b, const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind,
+                         double fill) {
+  (void)b, (void)d, (void)shape, (void)kind, (void)fill;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}
+
+int dbtr_gpu_volume_device(dbtr_backend *b, void *out, const unsigned char *fov) {
+  (void)b, (void)out, (void)fov;
+  return dbtr_err(DBTR_ENOGPU, "this dbtr was built without CUDA");
+}

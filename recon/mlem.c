@@ -15,10 +15,6 @@ int dbtr_stream_threads(void) {
   return n < 1 ? 1 : n < DBTR_STREAM_THREADS ? n : DBTR_STREAM_THREADS;
 }
 
-double dbtr_count_to_line_integral(double y, double i0) {
-  return log(i0 / (y > DBTR_COUNT_FLOOR ? y : DBTR_COUNT_FLOOR));
-}
-
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads) {
   memset(m, 0, sizeof *m);
   const dbtr_geom *g = data->geom;
@@ -47,7 +43,8 @@ int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int thre
                            .subset_views = m->subset_views,
                            .subset_start = m->subset_start,
                            .threads = threads};
-  if ((rc = dbtr_mlem_set_data(m, data))) dbtr_mlem_free(m);
+  m->data = data;
+  if (data->y && (rc = dbtr_mlem_set_data(m, data))) dbtr_mlem_free(m);
   return rc;
 }
 
@@ -55,42 +52,38 @@ int dbtr_mlem_set_data(dbtr_mlem *m, const dbtr_data *data) {
   if (data->algo == DBTR_ALGO_TRANSMISSION && !data->i0)
     return dbtr_err(DBTR_EINVAL, "transmission reconstruction needs i0 (counts data)");
   m->data = data;
-  /* Constant of the deviance, and the start value: the mean line integral of the data
-   * (dbtr_count_to_line_integral for counts, y itself for line integrals) over the mean
-   * path length through the grid's slab. The terms (two logarithms a pixel for counts) are
-   * computed a block at a time on up to DBTR_STREAM_THREADS threads, then summed in pixel
-   * order by one, so the sums do not depend on the thread count (thesis: 0.53 -> 0.1 s of
-   * set-up). */
-  enum { BLOCK = 1 << 20 };
-  double *terms = malloc(2 * BLOCK * sizeof(double)), sum_l = 0.0, sum_c = 0.0;
-  if (!terms) return dbtr_err(DBTR_ENOMEM, "ML-EM set-up: out of memory");
-  int transmission = data->algo == DBTR_ALGO_TRANSMISSION, nt = dbtr_cpu_threads(m->prob.threads);
+  /* The blocks' sums (recon/data_terms.h), a block a thread on up to DBTR_STREAM_THREADS
+   * threads, then summed in block order by one: the same sums for any thread count, and the
+   * same a GPU makes of data in its memory. */
+  size_t n_blocks = (m->n_proj + DBTR_DATA_BLOCK - 1) / DBTR_DATA_BLOCK;
+  double *blocks = malloc(2 * (n_blocks ? n_blocks : 1) * sizeof(double));
+  if (!blocks) return dbtr_err(DBTR_ENOMEM, "ML-EM set-up: out of memory");
+  dbtr_data_kind kind = data->algo == DBTR_ALGO_TRANSMISSION ? DBTR_DATA_COUNTS : DBTR_DATA_LINES;
+  size_t npix = data->geom->n_rows * data->geom->n_cols;
+  int nt = dbtr_cpu_threads(m->prob.threads);
   if (nt > DBTR_STREAM_THREADS) nt = DBTR_STREAM_THREADS;
-  for (size_t b0 = 0; b0 < m->n_proj; b0 += BLOCK) {
-    long long nb = (long long)(m->n_proj - b0 < BLOCK ? m->n_proj - b0 : BLOCK);
-    const double *yb = data->y + b0;
-    size_t npix = data->geom->n_rows * data->geom->n_cols;
+  long long nb = (long long)n_blocks;
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (long long i = 0; i < nb; i++) {
-      double y = yb[i], i0 = transmission ? dbtr_data_i0(data, b0 + (size_t)i, npix) : 1.0;
-      double l = transmission ? dbtr_count_to_line_integral(y, i0) : y;
-      terms[i] = l > 0.0 ? l : 0.0;
-      terms[BLOCK + i] = transmission && y > 0.0 ? y * log(y / i0) : 0.0;
-    }
-    /* In pixel order, one thread: the same sums for any thread count. A pixel without a term
-     * adds +0.0, which changes no sum (sum_c starts at +0.0, and a sum of non-zero terms that
-     * cancels is +0.0 too), so the two chains run without a branch. */
-    for (long long i = 0; i < nb; i++) {
-      sum_l += terms[i];
-      sum_c += terms[BLOCK + i];
-    }
+  for (long long b = 0; b < nb; b++) {
+    size_t first = (size_t)b * DBTR_DATA_BLOCK;
+    size_t end = first + DBTR_DATA_BLOCK < m->n_proj ? first + DBTR_DATA_BLOCK : m->n_proj;
+    double l = 0.0, c = 0.0;
+    for (size_t i = first; i < end; i++) dbtr_data_add(kind, data->y[i], kind ? dbtr_data_i0(data, i, npix) : 1.0, &l, &c);
+    blocks[2 * b] = l;
+    blocks[2 * b + 1] = c;
   }
-  free(terms);
+  dbtr_mlem_set_sums(m, blocks, n_blocks);
+  free(blocks);
+  return 0;
+}
+
+void dbtr_mlem_set_sums(dbtr_mlem *m, const double *blocks, size_t n_blocks) {
+  double sum_l, sum_c;
+  dbtr_data_sums_finish(blocks, n_blocks, &sum_l, &sum_c);
   m->fit_const = sum_c;
-  double thickness = (double)data->grid->nz * data->grid->dz;
+  double thickness = (double)m->prob.grid->nz * m->prob.grid->dz;
   double mean_l = sum_l / (double)m->n_proj;
   m->init_value = mean_l > 0.0 ? mean_l / thickness : 1e-3;
-  return 0;
 }
 
 void dbtr_mlem_free(dbtr_mlem *m) {

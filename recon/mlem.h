@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "recon/backend.h"
+#include "recon/data_terms.h"
 #include "recon/geom.h"
 
 /* The measured data of one scan, in double: y full size, i0 as the scan holds it, so that a
@@ -17,7 +18,9 @@ typedef struct {
   const dbtr_geom *geom;
   const dbtr_grid *grid;
   dbtr_algo algo;
-  const double *y;  /* (n_views, n_rows, n_cols): counts (transmission) or line integrals (emission) */
+  /* (n_views, n_rows, n_cols): counts (transmission) or line integrals (emission); NULL where the
+   * data lie in a GPU's memory (engine/session.c), whose sums the caller gives (dbtr_mlem_set_sums) */
+  const double *y;
   const double *i0; /* unattenuated counts, laid out as i0_shape says; NULL for emission */
   /* include/dbtr.h's shapes; DBTR_I0_NONE, the zero a caller that sets only i0 leaves, means
    * full size, as DBTR_I0_FULL. */
@@ -26,14 +29,7 @@ typedef struct {
 
 /* i0 of the element of flat index i (view i / npix, pixel i % npix). */
 static inline double dbtr_data_i0(const dbtr_data *d, size_t i, size_t npix) {
-  switch (d->i0_shape) {
-  case DBTR_I0_SCALAR: return d->i0[0];
-  case DBTR_I0_PER_VIEW: return d->i0[i / npix];
-  case DBTR_I0_PER_PIXEL: return d->i0[i % npix];
-  case DBTR_I0_NONE:
-  case DBTR_I0_FULL: break;
-  }
-  return d->i0[i];
+  return d->i0[dbtr_i0_index(d->i0_shape, i, npix)];
 }
 
 /* A prepared reconstruction: the subset schedule and the constant part of the fit. */
@@ -47,13 +43,16 @@ typedef struct {
 } dbtr_mlem;
 
 /* Builds the schedule: subset s holds views s, s + S, s + 2S, ... (each subset spans the
- * whole arc), subsets 1..n_views; then dbtr_mlem_set_data. The geometry and the grid must have
+ * whole arc), subsets 1..n_views; then dbtr_mlem_set_data where data->y is in host memory. The geometry and the grid must have
  * passed their checks (dbtr_geom_check, dbtr_grid_check): the engine's session checks them once,
  * where it opens (engine/session.h), and is the one caller outside the tests. */
 int dbtr_mlem_init(dbtr_mlem *m, const dbtr_data *data, size_t subsets, int threads);
 /* Takes data (of m's geometry, grid and algorithm) and computes its constant part of the fit
  * and the start value: what a new scan of the same problem changes (dbtr_session_rearm). */
 int dbtr_mlem_set_data(dbtr_mlem *m, const dbtr_data *data);
+/* The same from the data's block sums (recon/data_terms.h: n_blocks pairs, line integrals and
+ * y log(y / i0)), made wherever the data lie: dbtr_mlem_set_data's own, or a GPU's. */
+void dbtr_mlem_set_sums(dbtr_mlem *m, const double *blocks, size_t n_blocks);
 void dbtr_mlem_free(dbtr_mlem *m);
 
 /* Gives a backend the data and a uniform start volume: init (> 0), else m->init_value,
@@ -100,16 +99,6 @@ int dbtr_mlem_iterate_progress(const dbtr_mlem *m, dbtr_backend *b, double *devi
 #define DBTR_STREAM_THREADS 16
 /* omp_get_max_threads(), at most DBTR_STREAM_THREADS. */
 int dbtr_stream_threads(void);
-
-/* Counts below this are taken as this when counts become line integrals log(i0/y): a zero
- * count, which Poisson noise gives behind dense objects, would give an infinite line
- * integral. Half a count keeps it finite and lies below the smallest non-zero whole count,
- * so no measured count is changed. */
-#define DBTR_COUNT_FLOOR 0.5
-
-/* The line integral log(i0/y) of a count y (y below DBTR_COUNT_FLOOR taken as the floor).
- * The driver's start value and the emission data made from counts both use it. */
-double dbtr_count_to_line_integral(double y, double i0);
 
 /* Converts between double and a backend's element type. */
 void dbtr_convert_from_double(dbtr_precision p, const double *src, size_t n, void *dst);

@@ -82,6 +82,13 @@ static const layout_line layout[] = {
     FIELD(dbtr_recon_opts, start),
     FIELD(dbtr_recon_opts, fbp),
 
+    STRUCT(dbtr_device_data),
+    FIELD(dbtr_device_data, proj),
+    FIELD(dbtr_device_data, proj_type),
+    FIELD(dbtr_device_data, i0),
+    FIELD(dbtr_device_data, i0_type),
+    FIELD(dbtr_device_data, device),
+
     STRUCT(dbtr_projector_opts),
     FIELD(dbtr_projector_opts, backend),
     FIELD(dbtr_projector_opts, device),

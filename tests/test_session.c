@@ -221,5 +221,25 @@ DBTR_TEST(i0_shapes_give_the_full_arrays_bits) {
   test_scan_free(&a);
 }
 
-DBTR_TEST_MAIN(i0_shapes_give_the_full_arrays_bits, rearm_gives_a_new_sessions_bits, rearm_refuses_another_problem, open_checks_grid_and_values,
+/* Data in a GPU's memory (dbtr_recon_open_device) where no GPU can be used is refused before
+ * any work, saying so; where one can, host memory passed as device memory is refused naming the
+ * array (tests/test_gpu_device_data.c runs the route itself). */
+DBTR_TEST(device_data_refused_clearly) {
+  dbtr_scan a;
+  dbtr_grid grid;
+  REQUIRE_OK(test_scan(&a, &grid, 1));
+  dbtr_device_data d = {.proj = a.proj, .proj_type = DBTR_PREC_DOUBLE, .i0 = a.i0, .i0_type = DBTR_PREC_DOUBLE};
+  dbtr_scan shape = a;
+  shape.proj = NULL;
+  shape.i0 = NULL;
+  dbtr_recon *r = NULL;
+  char name[256];
+  int gpu = dbtr_gpu_available(name, sizeof name);
+  CHECK_EQ_INT(dbtr_recon_open_device(&r, &shape, &d, &grid, NULL), gpu ? DBTR_EINVAL : DBTR_ENOGPU);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), gpu ? "projections: not in the memory of a GPU" : "device data: no GPU");
+  CHECK(r == NULL);
+  test_scan_free(&a);
+}
+
+DBTR_TEST_MAIN(device_data_refused_clearly, i0_shapes_give_the_full_arrays_bits, rearm_gives_a_new_sessions_bits, rearm_refuses_another_problem, open_checks_grid_and_values,
                open_refuses_what_memory_cannot_hold, problem_only_has_no_backend, hooks_and_cancel)

@@ -101,6 +101,62 @@ def _c_scan(projections: Any, geometry: Geometry, i0: Any, quantity: Optional[st
     return s
 
 
+def _on_device(name: str, x: Any, like: _arrays.Array, shape: Optional[tuple] = None) -> _arrays.Array:
+    """x as a C-contiguous float32 or float64 array on like's device, to be read in place: itself
+    where it is one; a copy on that device where it has another dtype or layout; a copy from the
+    host (through like's library) where it lies there, in float64, as the host route would read it."""
+    a = _arrays.describe(name, x, sequences=True)
+    if a.device >= 0 and a.device != like.device:
+        raise _lib.invalid(f"{name}: {a}; the projections are in {like.where}: both on one GPU")
+    if a.device < 0:  # host memory: the projections' library copies it up
+        host = np.ascontiguousarray(_arrays.to_host(name, x)[1], dtype=np.float64)
+        a = _arrays.describe(name, _arrays.home(name, like, host))
+    want = _arrays.Want(tuple(shape if shape is not None else a.shape),
+                        a.dtype if a.dtype in ("float32", "float64") else "float64", like.device)
+    return a if want.takes(a) else _arrays.convert(name, a, want)
+
+
+def _device_volume(handle: ctypes.c_void_p, like: _arrays.Array, shape: tuple) -> Any:
+    """The volume as like's kind on like's device, written there by the library (no host copy)."""
+    prec = _lib.lib.dbtr_recon_precision(handle)
+    dd = prec == _lib.PREC_DD
+    dtype = "float32" if prec == _lib.PREC_FLOAT else "float64"
+    out = _arrays.empty("volume", like, tuple(shape) + ((2,) if dd else ()), dtype, like.device)
+    _lib.check(_lib.lib.dbtr_recon_volume_device(handle, _arrays.describe("volume", out).ptr))
+    if not dd:
+        return out
+    hi = out[..., 0]  # (hi, lo) pairs; hi is the value rounded to double
+    return hi.contiguous() if like.lib == "torch" else _cupy().ascontiguousarray(hi)
+
+
+def _cupy() -> Any:
+    import cupy
+    return cupy
+
+
+def _open_device(projections: _arrays.Array, geometry: Geometry, grid: Grid, i0: Any, quantity: Optional[str],
+                 opts: _lib.ReconOpts) -> ctypes.c_void_p:
+    """dbtr_recon_open_device on projections in a GPU's memory (and i0 there too, or copied up)."""
+    keep: list = []
+    quantity = _quantity(i0, quantity)
+    proj = _on_device("projections", projections.obj, projections, geometry.projection_shape)
+    s = _lib.Scan(geom=c_geom(geometry, keep), quantity=_lib.QUANTITIES.index(quantity))
+    prec = {"float32": _lib.PREC_FLOAT, "float64": _lib.PREC_DOUBLE}
+    data = _lib.DeviceData(proj=proj.ptr, proj_type=prec[proj.dtype], device=projections.device)
+    if i0 is not None:
+        # The shape as given: a 0-d array may come back from its trip to the device as (1,).
+        shape = _arrays.describe("i0", i0, sequences=True).shape
+        s.i0_shape = _i0_shape(np.empty(shape, dtype=np.uint8), geometry.projection_shape)
+        d = _on_device("i0", i0, projections)
+        data.i0, data.i0_type = d.ptr, prec[d.dtype]
+        keep.append(d)
+    keep.append(proj)
+    r = ctypes.c_void_p()
+    _lib.check(_lib.lib.dbtr_recon_open_device(ctypes.byref(r), ctypes.byref(s), ctypes.byref(data),
+                                               ctypes.byref(c_grid(grid)), ctypes.byref(opts)))
+    return r
+
+
 def _copy(ptr, shape: tuple) -> np.ndarray:
     n = int(np.prod(shape))
     return np.ctypeslib.as_array(ptr, (n,)).reshape(shape).copy()
@@ -182,10 +238,11 @@ class Progress:
     iterations: int
     deviance: float    # Poisson deviance of the iteration's forward projections
     backend: str       # "cpu-float", "gpu:cpu-match", ...
-    _current: Callable[[], np.ndarray] = field(repr=False)
+    _current: Callable[[], Any] = field(repr=False)
 
-    def volume(self) -> np.ndarray:
-        """The volume after this iteration (a copy), while the callback runs."""
+    def volume(self) -> Any:
+        """The volume after this iteration (a copy), while the callback runs: a numpy array, or
+        where recon runs on the projections' GPU, the projections' kind there."""
         return self._current()
 
 
@@ -209,10 +266,12 @@ def recon(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, q
     float32 when the backend computes in float, float64 in double.
 
     projections, i0: numpy arrays, or DLPack or CUDA arrays (CuPy, PyTorch): the volume comes
-    back as the projections' kind on their device. Not zero-copy: the library reconstructs from
-    a float64 copy of the data in host memory (copied from the device when it lies there), a GPU
-    backend copies it to its device, and the volume is copied back to the projections' device
-    at the end (docs/python.md, "What is copied when").
+    back as the projections' kind on their device. CuPy and PyTorch projections on a GPU are
+    reconstructed on that GPU where they lie, float32 or float64, C-contiguous (else converted
+    there first), and the volume is written there: no data cross the bus, and the bits are those
+    of the same values in numpy. Where that cannot be (backend="cpu", gpus other than 1,
+    algorithm or init "fbp", another library's arrays) the library reconstructs from a float64
+    copy in host memory and the volume is copied back (docs/python.md, "What is copied when").
     i0, quantity: counts need i0 (quantity defaults to "counts" when i0 is given); line
     integrals need quantity="line_integral" (without i0 and quantity, an InvalidArgument: counts
     must never pass for line integrals). algorithm: "transmission" (default for counts) or
@@ -236,20 +295,25 @@ def recon(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, q
         if init != "fbp":
             raise _lib.invalid(f"init={init!r}: a start value in 1/mm, or 'fbp'")
         start, init = "fbp", 0.0
-    keep: list = []
-    s, v = _c_scan(projections, geometry, i0, quantity, keep), c_grid(grid)
     enc = (lambda x: x.encode() if x is not None else None)
     opts = _lib.ReconOpts(int(subsets), None if algorithm is None else str(algorithm).encode(), float(init),
                           backend_opts(backend, mode, precision, threads, gpu_memory, gpus), enc(start),
                           _lib.FbpOpts(float(fbp_cutoff), float(fbp_slice)))
-    r = ctypes.c_void_p()
-    _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
+    on_device = (given.device >= 0 and given.lib in ("cupy", "torch") and backend != "cpu" and gpus in (0, 1)
+                 and algorithm != "fbp" and start is None)
+    if on_device:
+        r = _open_device(given, geometry, grid, i0, quantity, opts)
+    else:
+        keep: list = []
+        s, v = _c_scan(projections, geometry, i0, quantity, keep), c_grid(grid)
+        r = ctypes.c_void_p()
+        _lib.check(_lib.lib.dbtr_recon_open(ctypes.byref(r), ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts)))
     running = True
 
-    def current() -> np.ndarray:
+    def current() -> Any:
         if not running:  # the handle is gone: its memory with it
             raise RuntimeError("dbtr: Progress.volume() is only valid during the callback")
-        return _volume(r, grid.shape)
+        return _device_volume(r, given, grid.shape) if on_device else _volume(r, grid.shape)
 
     try:
         fallback = _lib.lib.dbtr_recon_fallback(r).decode()
@@ -261,7 +325,7 @@ def recon(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, q
             _lib.check(_lib.lib.dbtr_recon_iterate(r, ctypes.byref(dev)))
             if callback is not None:
                 callback(Progress(it, int(iterations), dev.value, name, current))
-        return _arrays.home("volume", given, _volume(r, grid.shape))
+        return current() if on_device else _arrays.home("volume", given, _volume(r, grid.shape))
     finally:
         running = False
         _lib.lib.dbtr_recon_close(ctypes.byref(r))

@@ -87,6 +87,10 @@ class ReconOpts(ctypes.Structure):
                 ("start", c_char_p), ("fbp", FbpOpts)]
 
 
+class DeviceData(ctypes.Structure):
+    _fields_ = [("proj", c_void_p), ("proj_type", c_int), ("i0", c_void_p), ("i0_type", c_int), ("device", c_int)]
+
+
 class ProjectorOpts(ctypes.Structure):
     _fields_ = [("backend", BackendOpts), ("device", c_int)]
 
@@ -155,6 +159,9 @@ _PROTOTYPES = {
     "dbtr_recon_precision": (c_int, [c_void_p]),
     "dbtr_recon_iterate": (c_int, [c_void_p, POINTER(c_double)]),
     "dbtr_recon_volume": (c_int, [c_void_p, c_void_p]),
+    "dbtr_recon_open_device": (c_int, [POINTER(c_void_p), POINTER(Scan), POINTER(DeviceData), POINTER(Grid),
+                                       POINTER(ReconOpts)]),
+    "dbtr_recon_volume_device": (c_int, [c_void_p, c_void_p]),
     "dbtr_recon_close": (None, [POINTER(c_void_p)]),
     "dbtr_gpu_available": (c_int, [c_char_p, ctypes.c_ulong]),
     "dbtr_mode_name": (c_char_p, [c_size_t]),

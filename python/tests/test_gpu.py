@@ -110,15 +110,74 @@ def test_gpu_in_place_refusals_and_cai(tiny):
     assert isinstance(back_home, cp.ndarray) and back_home.get().tobytes() == want.tobytes()
 
 
-def test_gpu_recon_on_cupy(tiny):
-    """recon takes CuPy projections and returns a CuPy volume on their device: the bits of the
-    same reconstruction from numpy (through a host copy, docs/python.md)."""
+def _no_host_copy(monkeypatch) -> None:
+    """Fails the test where the package copies a device array to the host."""
+    from dbtr import _arrays
+    host_view = _arrays._host_view
+
+    def guarded(name, a):
+        if a.device >= 0:
+            raise AssertionError(f"{name}: copied from {a.where} to the host")
+        return host_view(name, a)
+    monkeypatch.setattr(_arrays, "_host_view", guarded)
+
+
+def test_gpu_recon_on_cupy(tiny, monkeypatch):
+    """recon takes CuPy projections and i0 and returns a CuPy volume on their device, reconstructed
+    there with no copy through the host: the bits of the same reconstruction from numpy."""
     cp = pytest.importorskip("cupy")
     s = dbtr.read_scan(tiny / "scan.h5")
     want = dbtr.recon(s.projections, s.geometry, s.grid, i0=s.i0, iterations=2, backend="gpu")
-    got = dbtr.recon(cp.asarray(s.projections), s.geometry, s.grid, i0=cp.asarray(s.i0), iterations=2,
-                     backend="gpu")
+    proj, i0 = cp.asarray(s.projections), cp.asarray(s.i0)
+    _no_host_copy(monkeypatch)
+    got = dbtr.recon(proj, s.geometry, s.grid, i0=i0, iterations=2, backend="gpu")
     assert isinstance(got, cp.ndarray) and got.device.id == 0 and got.get().tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("mode", ["cpu-match", "dd"])
+def test_gpu_recon_on_torch_float32(tiny, monkeypatch, mode):
+    """PyTorch float32 projections (read in place, widened exactly), a float i0 on the host (copied
+    up), and the progress volume on the device: the bits of numpy's float64 of the same values; dd
+    comes back as float64, rounded to nearest, as from numpy."""
+    torch = pytest.importorskip("torch")
+    s = dbtr.read_scan(tiny / "scan.h5")
+    proj32 = s.projections.astype(np.float32)
+    i0 = float(np.asarray(s.i0).flat[0])
+    seen = []
+    want = dbtr.recon(proj32.astype(np.float64), s.geometry, s.grid, i0=i0, iterations=2, backend="gpu", mode=mode,
+                      callback=lambda p: seen.append(p.volume()))
+    proj = torch.from_numpy(proj32).to("cuda:0")
+    _no_host_copy(monkeypatch)
+    got_seen = []
+    got = dbtr.recon(proj, s.geometry, s.grid, i0=i0, iterations=2, backend="gpu", mode=mode,
+                     callback=lambda p: got_seen.append(p.volume()))
+    monkeypatch.undo()
+    assert isinstance(got, torch.Tensor) and got.device == proj.device and got.dtype == getattr(torch, want.dtype.name)
+    assert got.cpu().numpy().tobytes() == want.tobytes()
+    assert [v.cpu().numpy().tobytes() for v in got_seen] == [v.tobytes() for v in seen]
+
+
+def test_gpu_recon_line_integrals_on_cupy(tiny):
+    """Emission of line integrals on the device: numpy's bits."""
+    cp = pytest.importorskip("cupy")
+    s = dbtr.read_scan(tiny / "scan.h5")
+    lines = np.log(np.asarray(s.i0) / np.maximum(s.projections, 0.5))
+    want = dbtr.recon(lines, s.geometry, s.grid, quantity="line_integral", iterations=2, backend="gpu")
+    got = dbtr.recon(cp.asarray(lines), s.geometry, s.grid, quantity="line_integral", iterations=2, backend="gpu")
+    assert got.get().tobytes() == want.tobytes()
+
+
+def test_gpu_recon_bad_value_on_device(tiny):
+    """A NaN in device projections is refused with numpy's message (the flat index named)."""
+    cp = pytest.importorskip("cupy")
+    s = dbtr.read_scan(tiny / "scan.h5")
+    bad = s.projections.copy()
+    bad.flat[1234] = np.nan
+    with pytest.raises(dbtr.InvalidArgument) as host:
+        dbtr.recon(bad, s.geometry, s.grid, i0=s.i0, iterations=1, backend="gpu")
+    with pytest.raises(dbtr.InvalidArgument) as dev:
+        dbtr.recon(cp.asarray(bad), s.geometry, s.grid, i0=cp.asarray(s.i0), iterations=1, backend="gpu")
+    assert "flat index 1234" in str(host.value) and str(dev.value) == str(host.value)
 
 
 @pytest.mark.parametrize("mode", ["double", "double-match"])
