@@ -43,8 +43,8 @@ static void unmeasured(const dbtr_quality_verdict *q, const dbtr_quality_extreme
   if (!e->not_measurable || *at >= len) return;
   if (*first) *at += (size_t)snprintf(buf + *at, len - *at, "; not measurable after iteration %zu:", q->iterations);
   if (*at < len)
-    *at += (size_t)snprintf(buf + *at, len - *at, "%s %s of %zu of %zu objects", *first ? "" : ",", what,
-                            e->not_measurable, q->n_objects);
+    *at += (size_t)snprintf(buf + *at, len - *at, "%s %s of %zu of %zu object%s", *first ? "" : ",", what,
+                            e->not_measurable, q->n_objects, q->n_objects == 1 ? "" : "s");
   if (e->one_sided && *at < len)
     *at += (size_t)snprintf(buf + *at, len - *at, " (%zu measurable in one volume only)", e->one_sided);
   *first = 0;
