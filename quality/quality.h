@@ -77,51 +77,16 @@ int dbtr_quality_objects(dbtr_phantom *p, const char *scan, const char *regions)
 
 /* How much a volume changes an object's measures against a reference volume of the same
  * problem (`dbtr validate --quality`, docs/validation.md "Quality"): each measure in both and
- * the change. A change is NaN, "not measurable", where either value is not finite (no FWHM: the
- * ASF does not fall to half; no CNR: too small a background, or none of the object in the
- * volume) or, for a relative change, where the reference's value is 0: never a silent 0. */
-enum { DBTR_QCNR = 0, DBTR_QFWHM = 1, DBTR_QCONTRAST = 2, DBTR_QMEASURES = 3 };
-
-/* One measure in the path's volume and the reference's, and the change: for CNR and contrast
- * relative, (value - ref) / |ref| x 100 (%); for the ASF FWHM absolute, value - ref (mm). */
-typedef struct {
-  double value, ref, change;
-} dbtr_quality_delta;
-
-typedef struct {
-  size_t object;                 /* its index in the phantom's list */
-  size_t focus, focus_ref;       /* in-focus slices, 0-based (0 where the object is not measured) */
-  dbtr_quality_delta m[DBTR_QMEASURES]; /* [DBTR_QCNR], [DBTR_QFWHM], [DBTR_QCONTRAST] */
-} dbtr_quality_change;
-
-/* The reference's half of c, from its measures o (the path's half NaN). */
+ * the change, in dbtr_quality_change (include/dbtr.h, with the verdict of a path's changes,
+ * dbtr_quality_verdict_of). A change is NaN, "not measurable", where either value is not
+ * finite (no FWHM: the ASF does not fall to half; no CNR: too small a background, or none of
+ * the object in the volume) or, for a relative change, where the reference's value is 0: never
+ * a silent 0.
+ *
+ * The reference's half of c, from its measures o (the path's half NaN). */
 void dbtr_quality_change_ref(dbtr_quality_change *c, const dbtr_quality_object *o);
 /* The path's half of c, from its measures o of the same object, and the changes. */
 void dbtr_quality_change_path(dbtr_quality_change *c, const dbtr_quality_object *o);
-
-/* The largest |change| of one measure and where it is; object and iteration meaningful only
- * when found. */
-typedef struct {
-  int found;            /* 0: no object's change of it was measurable */
-  double change;        /* the signed change of largest magnitude (% or mm) */
-  size_t object;        /* the object's index in the phantom's list */
-  size_t iteration;     /* 1-based */
-  size_t not_measurable; /* objects (at the last iteration) or object-iterations (over all) whose change is NaN */
-  size_t one_sided;     /* of those, where one value is finite and the other not: the path changes whether
-                           the measure exists at all */
-} dbtr_quality_extreme;
-
-/* What a physicist can quote of a path (docs/validation.md, "Quality"): per measure (CNR %,
- * FWHM mm, contrast %) the largest |change| over the objects at the last iteration, and over
- * every iteration. */
-typedef struct {
-  size_t n_objects, iterations;
-  dbtr_quality_extreme last[DBTR_QMEASURES], all[DBTR_QMEASURES];
-} dbtr_quality_verdict;
-
-/* The verdict of c: iterations x n_objects changes, iteration by iteration. */
-void dbtr_quality_verdict_of(const dbtr_quality_change *c, size_t n_objects, size_t iterations,
-                             dbtr_quality_verdict *v);
 
 /* The measures as JSON text (docs/quality.md, "Report"), malloc'd into *out: the report's
  * quality.json and what Python's dbtr.quality returns. */
