@@ -17,13 +17,14 @@
 #include "engine/validate.h"
 #include "io/atomic_file.h"
 #include "io/tiff.h"
+#include "quality/quality.h"
 #include "recon/error.h"
 
 /* The command line, as given. */
 typedef struct {
-  const char *in, *modes, *expect, *report, *diffs;
+  const char *in, *modes, *expect, *report, *diffs, *regions;
   size_t iterations, subsets;
-  int lockstep, explain, referee, quiet, force;
+  int lockstep, explain, referee, quality, quiet, force;
   cli_backend_opts cpu; /* only threads (the CPU paths'), gpu_memory and gpus (each GPU path's) */
   app_grid_opts grid;
 } vopts;
@@ -47,6 +48,12 @@ static const cli_opt validate_rows[] = {
      .help = "also run the referee, the same algorithm in double-double (on the GPU when\n"
              "there is one, else the CPU), and measure every path's distance from it\n"
              "in units of the best answer of its precision (not with --lockstep)"},
+    {"--quality", 0, CLI_FLAG, offsetof(vopts, quality), NULL,
+     .help = "also measure each test object of the scan's phantom (/phantom) in every\n"
+             "path's and reference's volume: how much each path changes its CNR, ASF\n"
+             "FWHM and contrast (docs/quality.md)"},
+    {"--quality-regions", 0, CLI_STRING, offsetof(vopts, regions), "FILE",
+     .help = "--quality on regions given by hand (JSON, docs/quality.md) instead"},
     {"--expect-identical", 0, CLI_STRING, offsetof(vopts, expect), "L",
      .help = "fail (exit 6) if any of these paths differs from its reference"},
     {"--report", 0, CLI_STRING, offsetof(vopts, report), "DIR",
@@ -82,13 +89,14 @@ static int parse_args(const char *cmd, int argc, char **argv, vopts *o, int *ex)
 
 /* The report's files, and the volumes --save-diffs writes, are outputs like any other: an
  * existing one is replaced only with --force. Checked before the first iteration. The last
- * is written with the referee only. */
-static const char *const report_files[] = {"validate.csv", "validate.json", "differing.svg", "max_diff.svg",
-                                           "vs_referee.svg"};
+ * two are written with the referee and with --quality only. */
+static const char *const report_files[] = {"validate.csv",   "validate.json", "differing.svg", "max_diff.svg",
+                                           "vs_referee.svg", "quality_changes.csv"};
+enum { N_REPORT_FILES = sizeof report_files / sizeof report_files[0] };
 
-/* How many of report_files the run writes. */
-static size_t n_report_files(const dbtr_validate *v) {
-  return sizeof report_files / sizeof report_files[0] - (v->referee ? 0 : 1);
+/* 1 when the run writes report_files[i]. */
+static int writes_report_file(const dbtr_validate *v, size_t i) {
+  return i < 4 || (i == 4 && v->referee) || (i == 5 && v->n_objects);
 }
 
 /* DIR/NAME (the report's files) or DIR/NAMESUFFIX.tif (--save-diffs' volumes). */
@@ -109,8 +117,8 @@ static const char *ref_suffix(const dbtr_validate *v, dbtr_vref r) {
 static int check_outputs(const char *cmd, const vopts *o, const dbtr_validate *v) {
   char path[1024];
   int ex = 0;
-  for (size_t i = 0; o->report && !ex && i < n_report_files(v); i++)
-    ex = cli_check_output(cmd, out_path(path, o->report, report_files[i], NULL), NULL, 0, o->force);
+  for (size_t i = 0; o->report && !ex && i < N_REPORT_FILES; i++)
+    if (writes_report_file(v, i)) ex = cli_check_output(cmd, out_path(path, o->report, report_files[i], NULL), NULL, 0, o->force);
   for (size_t i = 0; o->diffs && !ex && i < 2 * v->n_paths; i++)
     ex = cli_check_output(cmd, out_path(path, o->diffs, v->paths[i / 2].name, i % 2 ? "-diff" : ""), NULL, 0, o->force);
   for (int r = 0; o->diffs && !ex && r < DBTR_VREF_COUNT; r++)
@@ -254,7 +262,11 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   dbtr_grid grid;
   dbtr_session *s = NULL;
   dbtr_validate v = {0};
+  dbtr_phantom objects = {0};
   if ((ex = app_grid_resolve(cmd, o->in, &scan, &o->grid, &grid))) goto done;
+  /* --quality's objects before any work: a scan without them is refused now, naming the file. */
+  if ((o->quality || o->regions) && (rc = dbtr_quality_objects(&objects, o->regions ? NULL : o->in, o->regions)))
+    goto fail;
   /* The problem alone: the engine makes each path's backend in turn. */
   dbtr_session_opts so = {.recon = {.subsets = o->subsets, .backend = o->cpu}, .source = o->in, .values_checked = 1,
                           .problem_only = 1};
@@ -269,7 +281,8 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
                            .progress_every = app_progress_hook(&sp.line).every,
                            /* $TMPDIR is the user's choice; without one, beside the report rather than in a /tmp that
                             * may be memory itself. */
-                           .spill_dir = getenv("TMPDIR") ? NULL : o->report};
+                           .spill_dir = getenv("TMPDIR") ? NULL : o->report,
+                           .objects = o->quality || o->regions ? &objects : NULL};
   /* The folders first, so the check can see whether a file could be created there and the
    * recording can spill beside the report; an existing folder is fine, and one that cannot
    * be made shows in the check. A run that fails removes the ones it made (below). */
@@ -296,11 +309,12 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   if (!o->quiet) app_validate_print_referee(&v);
   if (o->diffs && (rc = save_diffs(o, &v, &grid, m->n_vox))) goto fail;
   app_validate_print_verdicts(&v);
+  app_validate_print_quality(&v);
   if (o->explain) app_validate_print_explain(&v);
   if (o->report && (rc = app_validate_report(o->report, o->in, o->subsets, &v))) goto fail;
-  for (size_t i = 0; o->report && i < n_report_files(&v); i++) {
+  for (size_t i = 0; o->report && i < N_REPORT_FILES; i++) {
     char path[1024];
-    cli_wrote(cmd, o->quiet, out_path(path, o->report, report_files[i], NULL), "the report");
+    if (writes_report_file(&v, i)) cli_wrote(cmd, o->quiet, out_path(path, o->report, report_files[i], NULL), "the report");
   }
   if (o->expect) ex = expect_check(&v, o->expect);
   goto done;
@@ -313,6 +327,7 @@ done:
   if (ex && made_report) rmdir(o->report);
   dbtr_validate_close(&v);
   dbtr_session_close(&s);
+  dbtr_phantom_free(&objects);
   dbtr_scan_free(&scan);
   return ex;
 }

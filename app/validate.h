@@ -14,11 +14,18 @@
 enum { APP_COLUMNS = 100 };
 
 /* Writes DIR/validate.csv, DIR/validate.json, DIR/differing.svg and DIR/max_diff.svg for a
- * finished run on the scan file scan with subsets ordered subsets, and with the referee
- * DIR/vs_referee.svg. */
+ * finished run on the scan file scan with subsets ordered subsets, with the referee
+ * DIR/vs_referee.svg, and with objects (--quality) DIR/quality_changes.csv. */
 int app_validate_report(const char *dir, const char *scan, size_t subsets, const dbtr_validate *v);
 /* The verdict of a path as one line: "bitwise identical" or "differs: first at ...". */
 void app_validate_verdict(const dbtr_vpath *p, char *buf, size_t len);
+/* With --quality, the quality verdict of a path as one line (docs/validation.md, "Quality"):
+ * the largest change of any object's CNR and ASF FWHM after the last iteration and over all,
+ * and what could not be measured; or that its volumes are its reference's bits. */
+void app_validate_quality_verdict(const dbtr_validate *v, const dbtr_vpath *p, char *buf, size_t len);
+/* 1 when path p's volume is its reference's, bit for bit and in the same precision, after
+ * every iteration: its quality changes are then exactly 0. */
+int app_validate_same_volumes(const dbtr_validate *v, const dbtr_vpath *p);
 /* 1 for a path ranked by the closest-to-exact verdict of precision p: of that precision, and
  * not an --explain variant (a diagnostic, not a mode to pick). */
 int app_validate_ranked(const dbtr_vpath *p, dbtr_precision prec);
@@ -41,6 +48,8 @@ void app_validate_print_table(const dbtr_validate *v);
 void app_validate_print_referee(const dbtr_validate *v);
 /* The verdict of each path, and with the referee the closest-to-exact lines. */
 void app_validate_print_verdicts(const dbtr_validate *v);
+/* With --quality, the quality verdict of each path; else nothing. */
+void app_validate_print_quality(const dbtr_validate *v);
 /* The --explain summary. */
 void app_validate_print_explain(const dbtr_validate *v);
 

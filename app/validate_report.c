@@ -24,6 +24,67 @@ void app_validate_verdict(const dbtr_vpath *p, char *buf, size_t len) {
              p->first_in_proj ? "forward projection" : "volume", (unsigned long long)p->first_max_ulp);
 }
 
+int app_validate_same_volumes(const dbtr_validate *v, const dbtr_vpath *p) {
+  if (p->prec != (p->ref == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT)) return 0;
+  for (size_t it = 0; it < v->iterations; it++)
+    if (p->vol[it].n_differ) return 0;
+  return 1;
+}
+
+/* "object 3, mass". */
+static const char *object_name(const dbtr_validate *v, size_t object, char buf[48]) {
+  snprintf(buf, 48, "object %zu, %s", object, v->objects->info[object].kind);
+  return buf;
+}
+
+/* What cannot be measured of a measure after the last iteration (e), appended at buf + *at. */
+static void unmeasured(const dbtr_quality_verdict *q, const dbtr_quality_extreme *e, const char *what, char *buf,
+                       size_t len, size_t *at, int *first) {
+  if (!e->not_measurable || *at >= len) return;
+  if (*first) *at += (size_t)snprintf(buf + *at, len - *at, "; not measurable after iteration %zu:", q->iterations);
+  if (*at < len)
+    *at += (size_t)snprintf(buf + *at, len - *at, "%s %s of %zu of %zu object%s", *first ? "" : ",", what,
+                            e->not_measurable, q->n_objects, q->n_objects == 1 ? "" : "s");
+  if (e->one_sided && *at < len)
+    *at += (size_t)snprintf(buf + *at, len - *at, " (%zu measurable in one volume only)", e->one_sided);
+  *first = 0;
+}
+
+void app_validate_quality_verdict(const dbtr_validate *v, const dbtr_vpath *p, char *buf, size_t len) {
+  const dbtr_quality_verdict *q = &p->quality_verdict;
+  const dbtr_quality_extreme *lc = &q->last[DBTR_QCNR], *lf = &q->last[DBTR_QFWHM], *lk = &q->last[DBTR_QCONTRAST];
+  const dbtr_quality_extreme *ac = &q->all[DBTR_QCNR], *af = &q->all[DBTR_QFWHM];
+  int zero = 1;
+  for (int k = 0; k < DBTR_QMEASURES; k++) zero &= !q->all[k].found || q->all[k].change == 0.0;
+  size_t at = 0;
+  char a[48], b[48];
+  if (zero && app_validate_same_volumes(v, p)) {
+    at += (size_t)snprintf(buf, len, "bitwise identical volumes at every iteration: every object's CNR, ASF FWHM and "
+                           "contrast change exactly 0");
+  } else {
+    if (lc->found)
+      at += (size_t)snprintf(buf, len, "changes no object's CNR by more than %.3g%% (%s)", fabs(lc->change),
+                             object_name(v, lc->object, a));
+    else
+      at += (size_t)snprintf(buf, len, "changes no object's CNR measurably (none measurable)");
+    if (at < len && lf->found)
+      at += (size_t)snprintf(buf + at, len - at, " and no ASF FWHM by more than %.3g mm (%s)", fabs(lf->change),
+                             object_name(v, lf->object, b));
+    else if (at < len)
+      at += (size_t)snprintf(buf + at, len - at, " and no ASF FWHM measurably (none measurable)");
+    if (at < len)
+      at += (size_t)snprintf(buf + at, len - at, " after %zu iteration%s", q->iterations, q->iterations == 1 ? "" : "s");
+    if (at < len && lk->found) at += (size_t)snprintf(buf + at, len - at, "; contrast by at most %.3g%%", fabs(lk->change));
+    if (at < len && q->iterations > 1 && ac->found && af->found)
+      at += (size_t)snprintf(buf + at, len - at, "; over all iterations at most %.3g%% (iteration %zu, %s) and %.3g mm "
+                             "(iteration %zu, %s)", fabs(ac->change), ac->iteration, object_name(v, ac->object, a),
+                             fabs(af->change), af->iteration, object_name(v, af->object, b));
+  }
+  int first = 1;
+  unmeasured(q, lc, "the CNR", buf, len, &at, &first);
+  unmeasured(q, lf, "the FWHM", buf, len, &at, &first);
+}
+
 /* A number for JSON: %.9g, or null for NaN and infinities, which JSON cannot hold. */
 static void json_num(FILE *f, const char *key, double x) {
   if (isfinite(x))
@@ -138,6 +199,42 @@ static int write_csv(const char *dir, const dbtr_validate *r) {
   return app_report_close(f, &af);
 }
 
+/* A number for the quality CSV: %.17g, which reads back to the same double, or empty for NaN
+ * (not measurable) and "inf"/"-inf". */
+static void csv_num(FILE *f, double x) {
+  if (isnan(x))
+    fprintf(f, ",");
+  else if (isinf(x))
+    fprintf(f, ",%s", x > 0 ? "inf" : "-inf");
+  else
+    fprintf(f, ",%.17g", x);
+}
+
+/* quality_changes.csv: a row per path, iteration and object (docs/validation.md, "Quality"). */
+static int write_quality_csv(const char *dir, const dbtr_validate *r) {
+  dbtr_atomic_file af;
+  int rc;
+  FILE *f = app_report_open(dir, "quality_changes.csv", &af, &rc);
+  if (!f) return rc;
+  fprintf(f, "path,reference,iteration,object,kind,focus,focus_ref,cnr,cnr_ref,dcnr_percent,fwhm,fwhm_ref,dfwhm_mm,"
+             "contrast,contrast_ref,dcontrast_percent\n");
+  for (size_t i = 0; i < r->n_paths; i++)
+    for (size_t it = 0; it < r->iterations; it++)
+      for (size_t j = 0; j < r->n_objects; j++) {
+        const dbtr_vpath *p = &r->paths[i];
+        const dbtr_quality_change *c = &p->quality[it * r->n_objects + j];
+        fprintf(f, "%s,%s,%zu,%zu,%s,%zu,%zu", p->name, dbtr_validate_ref_name(p->ref), it + 1, c->object,
+                r->objects->info[c->object].kind, c->focus, c->focus_ref);
+        for (int k = 0; k < DBTR_QMEASURES; k++) {
+          csv_num(f, c->m[k].value);
+          csv_num(f, c->m[k].ref);
+          csv_num(f, c->m[k].change);
+        }
+        fprintf(f, "\n");
+      }
+  return app_report_close(f, &af);
+}
+
 static void referee_stats_json(FILE *f, const dbtr_referee_stats *s) {
   fprintf(f, "{\"n\": %zu, ", s->n);
   json_num(f, "rel_l2", s->rel_l2);
@@ -191,6 +288,39 @@ static void referee_json(FILE *f, const dbtr_validate *r) {
   fprintf(f, "\n  }},\n");
 }
 
+/* The largest change of one measure (dbtr_quality_extreme) as JSON. */
+static void extreme_json(FILE *f, const dbtr_validate *r, const char *key, const dbtr_quality_extreme *e) {
+  fprintf(f, "\"%s\": {", key);
+  if (e->found) {
+    /* %.17g reads back as the same double: the same number as quality_changes.csv's row. */
+    fprintf(f, "\"change\": %.17g, \"object\": %zu, \"kind\": \"%s\", \"iteration\": %zu, ", e->change, e->object,
+            r->objects->info[e->object].kind, e->iteration);
+  } else {
+    fprintf(f, "\"change\": null, \"object\": null, \"kind\": null, \"iteration\": null, ");
+  }
+  fprintf(f, "\"not_measurable\": %zu, \"one_sided\": %zu}", e->not_measurable, e->one_sided);
+}
+
+/* A path's "quality": null without --quality, else its verdict and largest changes. */
+static void quality_json(FILE *f, const dbtr_validate *r, const dbtr_vpath *p) {
+  if (!r->n_objects) {
+    fprintf(f, "null");
+    return;
+  }
+  static const char *const keys[DBTR_QMEASURES] = {"cnr_percent", "fwhm_mm", "contrast_percent"};
+  char line[1024];
+  app_validate_quality_verdict(r, p, line, sizeof line);
+  fprintf(f, "{\"verdict\": \"%s\", \"same_volumes\": %s, ", line, app_validate_same_volumes(r, p) ? "true" : "false");
+  for (int w = 0; w < 2; w++) {
+    fprintf(f, "\"%s\": {", w ? "all" : "last");
+    for (int k = 0; k < DBTR_QMEASURES; k++) {
+      if (k) fprintf(f, ", ");
+      extreme_json(f, r, keys[k], w ? &p->quality_verdict.all[k] : &p->quality_verdict.last[k]);
+    }
+    fprintf(f, "}%s", w ? "}" : ", ");
+  }
+}
+
 static int write_json(const char *dir, const char *scan, size_t subsets, const dbtr_validate *r) {
   dbtr_atomic_file af;
   int rc;
@@ -200,6 +330,11 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
   for (const char *c = scan; *c; c++) fprintf(f, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
   fprintf(f, "\",\n  \"iterations\": %zu,\n  \"subsets\": %zu,\n  \"lockstep\": %s,\n", r->iterations, subsets,
           r->lockstep ? "true" : "false");
+  if (r->n_objects)
+    fprintf(f, "  \"quality\": {\"objects_from\": \"%s\", \"objects\": %zu, \"changes\": \"quality_changes.csv\"},\n",
+            r->objects->name, r->n_objects);
+  else
+    fprintf(f, "  \"quality\": null,\n");
   referee_json(f, r);
   fprintf(f, "  \"paths\": [\n");
   for (size_t i = 0; i < r->n_paths; i++) {
@@ -209,7 +344,9 @@ static int write_json(const char *dir, const char *scan, size_t subsets, const d
     fprintf(f, "    {\"name\": \"%s\", \"reference\": \"%s\", \"identical\": %s, \"verdict\": \"%s\", ", p->name,
             dbtr_validate_ref_name(p->ref), p->first_iter ? "false" : "true", v);
     if (p->explains >= 0) fprintf(f, "\"explains\": \"%s\", ", r->paths[p->explains].name);
-    fprintf(f, "\"iterations\": [\n");
+    fprintf(f, "\"quality\": ");
+    quality_json(f, r, p);
+    fprintf(f, ",\n     \"iterations\": [\n");
     for (size_t it = 0; it < r->iterations; it++) {
       fprintf(f, "      {\"iteration\": %zu, \"deviance\": %.12g, \"projections\": ", it + 1, p->deviance[it]);
       stats_json(f, &p->proj[it]);
@@ -282,5 +419,6 @@ int app_validate_report(const char *dir, const char *scan, size_t subsets, const
   if (!rc) rc = write_plot(dir, r, PLOT_DIFFERING);
   if (!rc) rc = write_plot(dir, r, PLOT_MAX_DIFF);
   if (!rc && r->referee) rc = write_plot(dir, r, PLOT_VS_REFEREE);
+  if (!rc && r->n_objects) rc = write_quality_csv(dir, r);
   return rc;
 }

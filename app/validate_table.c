@@ -198,6 +198,18 @@ void app_validate_print_verdicts(const dbtr_validate *v) {
   }
 }
 
+void app_validate_print_quality(const dbtr_validate *v) {
+  if (!v->n_objects) return;
+  int w = label_width(v, 4);
+  printf("\nquality against each path's CPU reference (%zu object%s of the %s; CNR and contrast relative, FWHM in mm):\n",
+         v->n_objects, v->n_objects == 1 ? "" : "s", strcmp(v->objects->name, "regions") ? "scan's phantom" : "regions given");
+  for (size_t i = 0; i < v->n_paths; i++) {
+    char line[1024];
+    app_validate_quality_verdict(v, &v->paths[i], line, sizeof line);
+    print_named(w, v->paths[i].name, line);
+  }
+}
+
 void app_validate_print_explain(const dbtr_validate *v) {
   size_t last = v->iterations - 1;
   int w = label_width(v, 4);

@@ -66,14 +66,15 @@ static int add_path(dbtr_validate *v, const char *name, int explains, size_t *id
   p.proj = calloc(v->iterations, sizeof *p.proj);
   p.vol = calloc(v->iterations, sizeof *p.vol);
   p.deviance = calloc(v->iterations, sizeof *p.deviance);
-  int vs_ok = 1;
+  int vs_ok = 1, q_ok = 1;
+  if (v->n_objects) q_ok = !!(p.quality = calloc(v->iterations * v->n_objects, sizeof *p.quality));
   if (v->referee) {
     p.vs_proj = calloc(v->iterations, sizeof *p.vs_proj);
     p.vs_vol = calloc(v->iterations, sizeof *p.vs_vol);
     vs_ok = p.vs_proj && p.vs_vol;
   }
   v->paths[v->n_paths++] = p;
-  if (!p.proj || !p.vol || !p.deviance || !vs_ok) return dbtr_err(DBTR_ENOMEM, "validate: out of memory");
+  if (!p.proj || !p.vol || !p.deviance || !vs_ok || !q_ok) return dbtr_err(DBTR_ENOMEM, "validate: out of memory");
   *idx = v->n_paths - 1;
   return 0;
 }
@@ -229,7 +230,9 @@ static int prepare(dbtr_validate *v) {
   }
   for (int r = 0; r < DBTR_VREF_COUNT; r++)
     if (v->have_ref[r] && ((rc = dbtr_alloc((void **)&v->ref_dev[r], v->iterations, sizeof(double), "validate")) ||
-                           (rc = dbtr_alloc((void **)&v->ref_max[r], 2 * v->iterations, sizeof(double), "validate"))))
+                           (rc = dbtr_alloc((void **)&v->ref_max[r], 2 * v->iterations, sizeof(double), "validate")) ||
+                           (v->n_objects && (rc = dbtr_alloc((void **)&v->ref_quality[r], v->iterations * v->n_objects,
+                                                             sizeof *v->ref_quality[r], "validate: quality")))))
       return rc;
   /* The paths' states are touched only once the references are recorded, so their pages
    * take no memory while a reference's backend does. */
@@ -254,7 +257,13 @@ int dbtr_validate_open(dbtr_validate *v, const dbtr_mlem *m, const dbtr_validate
   v->referee = o->referee;
   v->m = m;
   v->o = *o;
-  int rc = add_paths(v, o);
+  v->objects = o->objects;
+  int rc = 0;
+  for (size_t i = 0; o->objects && i < o->objects->n_shapes; i++) v->n_objects += o->objects->info[i].target != 0;
+  if (o->objects && !v->n_objects) rc = dbtr_err(DBTR_EINVAL, "validate: the objects hold no test object to measure");
+  if (!rc && v->n_objects > (size_t)-1 / sizeof(dbtr_quality_change) / o->iterations)
+    rc = dbtr_err(DBTR_EOVERFLOW, "validate: too many objects and iterations to keep their quality");
+  if (!rc) rc = add_paths(v, o);
   if (!rc) rc = prepare(v);
   if (rc) dbtr_validate_close(v);
   return rc;
@@ -359,6 +368,24 @@ static void begin_stage(dbtr_validate *v, const char *name) {
   v->at.iterations = v->iterations;
 }
 
+/* With objects: measures the volume x (n_vox elements of prec) and fills the n_objects changes
+ * c, the reference's half (ref) or, on c holding the reference's half, the path's half and the
+ * changes. The measures take the volume as it is, and a few depth profiles beside it. */
+static int measure_quality(const dbtr_validate *v, const void *x, dbtr_precision prec, int ref,
+                           dbtr_quality_change *c) {
+  dbtr_quality q;
+  int rc = dbtr_quality_measure(&q, x, prec, v->m->prob.grid, v->o.objects);
+  if (!rc && q.n != v->n_objects) rc = dbtr_err(DBTR_EINTERNAL, "validate: %zu objects measured of %zu", q.n, v->n_objects);
+  for (size_t j = 0; j < q.n && !rc; j++) {
+    if (ref)
+      dbtr_quality_change_ref(&c[j], &q.obj[j]);
+    else
+      dbtr_quality_change_path(&c[j], &q.obj[j]);
+  }
+  dbtr_quality_free(&q);
+  return rc;
+}
+
 /* Runs reference r from the start volume, recording its state after every iteration. */
 static int record_reference(dbtr_validate *v, dbtr_vref r) {
   const dbtr_mlem *m = v->m;
@@ -376,6 +403,8 @@ static int record_reference(dbtr_validate *v, dbtr_vref r) {
       v->ref_max[r][2 * it + (size_t)proj] = max_of(ref_prec(r), x, proj ? m->n_proj : m->n_vox);
       rc = dbtr__vstore_put(v->store, proj ? proj_slot(v, r, it) : vol_slot(v, r, it), x);
     }
+    if (!rc && v->n_objects)
+      rc = measure_quality(v, b->host_state(b, 0), ref_prec(r), 1, v->ref_quality[r] + it * v->n_objects);
   }
   dbtr_backend_destroy(&b);
   return rc;
@@ -540,8 +569,15 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
       row.vs_proj = &p->vs_proj[it];
       row.vs_vol = &p->vs_vol[it];
     }
+    if (v->n_objects) {
+      dbtr_quality_change *c = p->quality + it * v->n_objects;
+      memcpy(c, v->ref_quality[p->ref] + it * v->n_objects, v->n_objects * sizeof *c);
+      if ((rc = measure_quality(v, v->pv, p->prec, 0, c))) break;
+      row.quality = c;
+    }
     if (on_row) on_row(user, &row);
   }
+  if (!rc && v->n_objects) dbtr_quality_verdict_of(p->quality, v->n_objects, v->iterations, &p->quality_verdict);
   if (!rc && !p->replays) rc = dbtr__vstore_put(v->store, p->final_slot, v->pv);
   dbtr_backend_destroy(&b);
   return rc;
@@ -624,11 +660,13 @@ void dbtr_validate_close(dbtr_validate *v) {
     free(v->paths[i].vs_proj);
     free(v->paths[i].vs_vol);
     free(v->paths[i].deviance);
+    free(v->paths[i].quality);
   }
   free(v->paths);
   for (int r = 0; r < DBTR_VREF_COUNT; r++) {
     free(v->ref_dev[r]);
     free(v->ref_max[r]);
+    free(v->ref_quality[r]);
   }
   if (v->store) dbtr__vstore_close(v->store);
   free(v->store);

@@ -17,6 +17,12 @@
  * exact answer, in units of the best answer its precision can give, the referee correctly
  * rounded to it.
  *
+ * With objects (opts.objects: a phantom's test objects or regions by hand, quality/quality.h),
+ * every reference's and every path's volume is measured after every iteration, at the moment
+ * the run holds it (a reference's in its backend's memory, a path's in its state), and each
+ * path gets the change of every object's CNR, ASF FWHM and contrast against its reference, and
+ * the verdict that sums them up (docs/validation.md, "Quality").
+ *
  *   dbtr_validate v;
  *   dbtr_validate_opts o = {.paths = names, .n_paths = 2, .iterations = 6};
  *   int rc = dbtr_validate_open(&v, &m, &o);
@@ -34,6 +40,7 @@
 #include "recon/compare.h"
 #include "recon/mlem.h"
 #include "recon/modes.h"
+#include "quality/quality.h"
 
 /* What the recording may take in memory when the caller does not say (record_memory): 2 GiB,
  * which holds a small problem's in memory; a larger one goes to the page cache, which does the
@@ -69,6 +76,9 @@ typedef struct {
   size_t first_iter;         /* the first iteration that differs (1-based); 0: identical at every one */
   int first_in_proj;         /* 1: that first difference was in the forward projections */
   uint64_t first_max_ulp;    /* the max ULP distance of that first difference */
+  dbtr_quality_change *quality; /* [iterations][n_objects]: each object's change against the reference; NULL
+                                   without objects */
+  dbtr_quality_verdict quality_verdict; /* their largest, once the path has run (with objects) */
   /* private */
   int replays;               /* 1: the path computes exactly its precision's recorded reference (cpu-float,
                                 free-running, beside the float reference), so the recording is its trajectory */
@@ -107,6 +117,9 @@ typedef struct {
    * lockstep: the referee runs free, and a path restarted from its reference at every
    * iteration has no trajectory to hold against the referee's. */
   dbtr_referee_at referee;
+  /* Measure each test object (info[i].target) of these in every volume and give each path's
+   * quality changes (quality/quality.h); NULL: not. Must outlive the run. */
+  const dbtr_phantom *objects;
 } dbtr_validate_opts;
 
 /* A run; the caller owns the struct. The public fields are read-only. */
@@ -118,6 +131,8 @@ typedef struct {
   int have_ref[DBTR_VREF_COUNT]; /* 1 for each reference some path is compared with */
   dbtr_referee_at referee;
   dbtr_vbest *best;          /* [iterations] with the referee; NULL without it */
+  const dbtr_phantom *objects; /* opts.objects: what the quality changes are of; NULL without */
+  size_t n_objects;          /* its test objects, each measured; 0 without */
   size_t done;               /* iterations run (by every path, once the run has run) */
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
   double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
@@ -131,6 +146,8 @@ typedef struct {
   struct dbtr__vstore *store;
   double *ref_dev[DBTR_VREF_COUNT]; /* [iterations]: each reference's deviance */
   double *ref_max[DBTR_VREF_COUNT]; /* [2 iterations + proj]: each recorded state's largest value (0 at least) */
+  dbtr_quality_change *ref_quality[DBTR_VREF_COUNT]; /* [iterations][n_objects]: each reference's measures (the
+                                                        reference's half of the changes), with objects */
   size_t state_size;         /* bytes of an element of the widest precision a path has */
   void *pv, *pp;             /* a path's state: n_vox and n_proj elements of state_size */
   size_t piece;              /* elements of a recorded state a comparison reads at a time */
@@ -153,6 +170,7 @@ typedef struct {
   const char *reference;     /* dbtr_validate_ref_name(path->ref) */
   const dbtr_diff_stats *proj, *vol;
   const dbtr_referee_stats *vs_proj, *vs_vol; /* against the referee; NULL without it */
+  const dbtr_quality_change *quality; /* [run->n_objects]: the objects' changes; NULL without objects */
   double deviance;           /* the path's Poisson deviance of the iteration */
   const void *path_proj, *path_vol;
 } dbtr_validate_row;

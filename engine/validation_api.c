@@ -6,6 +6,7 @@
 #include "engine/session.h"
 #include "engine/validate.h"
 #include "include/dbtr.h"
+#include "quality/quality.h"
 #include "recon/error.h"
 
 typedef struct {
@@ -32,6 +33,10 @@ static void forward_row(void *user, const dbtr_validate_row *row) {
     out.vs_proj = *row->vs_proj;
     out.vs_vol = *row->vs_vol;
   }
+  if (row->quality) {
+    out.n_quality = c->v->n_objects;
+    out.quality = row->quality;
+  }
   c->on_row(c->user, &out);
 }
 
@@ -49,13 +54,19 @@ int dbtr_validation_run(const dbtr_scan *scan, const dbtr_grid *grid, const dbtr
   dbtr_referee_at referee = !opts->referee ? DBTR_REFEREE_NONE
                             : dbtr_gpu_available(NULL, 0) ? DBTR_REFEREE_GPU
                                                           : DBTR_REFEREE_CPU;
+  /* The objects first: a file without them is refused before any work, as the command does. */
+  dbtr_phantom objects = {0};
+  int quality = opts->quality_scan || opts->quality_regions, rc = 0;
+  if (quality) rc = dbtr_quality_objects(&objects, opts->quality_scan, opts->quality_regions);
   dbtr_validate_opts vo = {.paths = opts->paths, .n_paths = opts->n_paths, .explain = opts->explain,
-                           .iterations = opts->iterations, .lockstep = opts->lockstep, .referee = referee};
-  int rc = dbtr_session_open(&s, scan, grid, &so);
+                           .iterations = opts->iterations, .lockstep = opts->lockstep, .referee = referee,
+                           .objects = quality ? &objects : NULL};
+  if (!rc) rc = dbtr_session_open(&s, scan, grid, &so);
   if (!rc) rc = dbtr_validate_open(&v, dbtr_session_mlem(s), &vo);
   row_ctx c = {&v, on_row, user};
   if (!rc) rc = dbtr_validate_run(&v, on_row ? forward_row : NULL, &c);
   dbtr_validate_close(&v);
   dbtr_session_close(&s);
+  dbtr_phantom_free(&objects);
   return rc;
 }

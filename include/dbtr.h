@@ -413,7 +413,54 @@ typedef struct {
   int gpus;                 /* GPUs each GPU path spreads over, as dbtr_backend_opts.gpus */
   int referee;              /* 0: none; else also run the double-double referee (on the GPU when one can be
                                used, else the CPU) and measure every path against it; not with lockstep */
+  /* Quality (`dbtr validate --quality`): the test objects of this phantom scan's /phantom, or of
+   * a regions file (docs/quality.md); at most one; NULL, NULL: none. Each row then carries every
+   * object's change. */
+  const char *quality_scan, *quality_regions;
 } dbtr_validation_opts;
+
+/* What a path changes of each test object's measures against its reference (`dbtr validate
+ * --quality`, docs/validation.md "Quality"; the measures: docs/quality.md). A change is NaN,
+ * "not measurable", where either value is not finite or, for a relative change, the
+ * reference's is 0: never a silent 0. */
+enum { DBTR_QCNR = 0, DBTR_QFWHM = 1, DBTR_QCONTRAST = 2, DBTR_QMEASURES = 3 };
+
+/* One measure in the path's volume and the reference's, and the change: for CNR and contrast
+ * relative, (value - ref) / |ref| x 100 (%); for the ASF FWHM absolute, value - ref (mm). */
+typedef struct {
+  double value, ref, change;
+} dbtr_quality_delta;
+
+typedef struct {
+  size_t object;                 /* its index in the phantom's list */
+  size_t focus, focus_ref;       /* in-focus slices, 0-based (0 where the object is not measured) */
+  dbtr_quality_delta m[DBTR_QMEASURES]; /* [DBTR_QCNR], [DBTR_QFWHM], [DBTR_QCONTRAST] */
+} dbtr_quality_change;
+
+/* The largest |change| of one measure and where it is; object and iteration meaningful only
+ * when found. */
+typedef struct {
+  int found;            /* 0: no object's change of it was measurable */
+  double change;        /* the signed change of largest magnitude (% or mm) */
+  size_t object;        /* the object's index in the phantom's list */
+  size_t iteration;     /* 1-based */
+  size_t not_measurable; /* objects (at the last iteration) or object-iterations (over all) whose change is NaN */
+  size_t one_sided;     /* of those, where one value is finite and the other not: the path changes whether
+                           the measure exists at all */
+} dbtr_quality_extreme;
+
+/* What a physicist can quote of a path (docs/validation.md, "Quality"): per measure (CNR %,
+ * FWHM mm, contrast %) the largest |change| over the objects at the last iteration, and over
+ * every iteration. */
+typedef struct {
+  size_t n_objects, iterations;
+  dbtr_quality_extreme last[DBTR_QMEASURES], all[DBTR_QMEASURES];
+} dbtr_quality_verdict;
+
+/* The verdict of c: iterations x n_objects changes, iteration by iteration (what `dbtr
+ * validate --quality` reports of a path, and Python's Validation.quality_verdict). */
+DBTR_EXTERN void dbtr_quality_verdict_of(const dbtr_quality_change *c, size_t n_objects, size_t iterations,
+                                         dbtr_quality_verdict *v);
 
 /* One path after one iteration, against its reference. Valid during the callback only. */
 typedef struct {
@@ -428,6 +475,8 @@ typedef struct {
   int has_referee;       /* 1: the run has the referee, and the two below hold the path against it */
   const char *referee;   /* its backend, "cpu-dd" or "gpu:dd"; NULL without it */
   dbtr_referee_stats vs_proj, vs_vol;
+  size_t n_quality;      /* with quality objects: each object's change after this iteration; else 0, NULL */
+  const dbtr_quality_change *quality;
 } dbtr_validation_row;
 
 typedef void (*dbtr_validation_fn)(void *user, const dbtr_validation_row *row);

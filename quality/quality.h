@@ -75,6 +75,19 @@ int dbtr_quality_regions_read(dbtr_phantom *p, const char *path);
  * none) or the regions file, exactly one of the two given. Free p with dbtr_phantom_free. */
 int dbtr_quality_objects(dbtr_phantom *p, const char *scan, const char *regions);
 
+/* How much a volume changes an object's measures against a reference volume of the same
+ * problem (`dbtr validate --quality`, docs/validation.md "Quality"): each measure in both and
+ * the change, in dbtr_quality_change (include/dbtr.h, with the verdict of a path's changes,
+ * dbtr_quality_verdict_of). A change is NaN, "not measurable", where either value is not
+ * finite (no FWHM: the ASF does not fall to half; no CNR: too small a background, or none of
+ * the object in the volume) or, for a relative change, where the reference's value is 0: never
+ * a silent 0.
+ *
+ * The reference's half of c, from its measures o (the path's half NaN). */
+void dbtr_quality_change_ref(dbtr_quality_change *c, const dbtr_quality_object *o);
+/* The path's half of c, from its measures o of the same object, and the changes. */
+void dbtr_quality_change_path(dbtr_quality_change *c, const dbtr_quality_object *o);
+
 /* The measures as JSON text (docs/quality.md, "Report"), malloc'd into *out: the report's
  * quality.json and what Python's dbtr.quality returns. */
 int dbtr_quality_to_json(const dbtr_quality *q, const dbtr_phantom *p, const dbtr_grid *grid, char **out);

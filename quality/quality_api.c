@@ -16,6 +16,10 @@ int dbtr_quality_objects(dbtr_phantom *p, const char *scan, const char *regions)
   if (!rc && !found)
     rc = dbtr_err(DBTR_EINVAL, "%s: no /phantom objects (scans made by dbtr phantom have them); give regions by hand",
                   scan);
+  size_t targets = 0;
+  for (size_t i = 0; !rc && i < p->n_shapes; i++) targets += p->info[i].target != 0;
+  if (!rc && !targets) rc = dbtr_err(DBTR_EINVAL, "%s: /phantom has no test object (target 1) to measure", scan);
+  if (rc) dbtr_phantom_free(p);
   return rc;
 }
 

@@ -138,6 +138,31 @@ static const layout_line layout[] = {
     FIELD(dbtr_referee_stats, best),
     FIELD(dbtr_referee_stats, best_units),
 
+    STRUCT(dbtr_quality_delta),
+    FIELD(dbtr_quality_delta, value),
+    FIELD(dbtr_quality_delta, ref),
+    FIELD(dbtr_quality_delta, change),
+
+    STRUCT(dbtr_quality_change),
+    FIELD(dbtr_quality_change, object),
+    FIELD(dbtr_quality_change, focus),
+    FIELD(dbtr_quality_change, focus_ref),
+    FIELD(dbtr_quality_change, m),
+
+    STRUCT(dbtr_quality_extreme),
+    FIELD(dbtr_quality_extreme, found),
+    FIELD(dbtr_quality_extreme, change),
+    FIELD(dbtr_quality_extreme, object),
+    FIELD(dbtr_quality_extreme, iteration),
+    FIELD(dbtr_quality_extreme, not_measurable),
+    FIELD(dbtr_quality_extreme, one_sided),
+
+    STRUCT(dbtr_quality_verdict),
+    FIELD(dbtr_quality_verdict, n_objects),
+    FIELD(dbtr_quality_verdict, iterations),
+    FIELD(dbtr_quality_verdict, last),
+    FIELD(dbtr_quality_verdict, all),
+
     STRUCT(dbtr_validation_opts),
     FIELD(dbtr_validation_opts, paths),
     FIELD(dbtr_validation_opts, n_paths),
@@ -149,6 +174,8 @@ static const layout_line layout[] = {
     FIELD(dbtr_validation_opts, gpu_memory),
     FIELD(dbtr_validation_opts, gpus),
     FIELD(dbtr_validation_opts, referee),
+    FIELD(dbtr_validation_opts, quality_scan),
+    FIELD(dbtr_validation_opts, quality_regions),
 
     STRUCT(dbtr_validation_row),
     FIELD(dbtr_validation_row, iteration),
@@ -163,6 +190,8 @@ static const layout_line layout[] = {
     FIELD(dbtr_validation_row, referee),
     FIELD(dbtr_validation_row, vs_proj),
     FIELD(dbtr_validation_row, vs_vol),
+    FIELD(dbtr_validation_row, n_quality),
+    FIELD(dbtr_validation_row, quality),
 };
 
 typedef struct {
@@ -174,6 +203,10 @@ typedef struct {
 
 static const constant constants[] = {
     CONSTANT(DBTR_SCAN_MAX_NOTES),
+    CONSTANT(DBTR_QCNR),
+    CONSTANT(DBTR_QFWHM),
+    CONSTANT(DBTR_QCONTRAST),
+    CONSTANT(DBTR_QMEASURES),
     CONSTANT(DBTR_QUANTITY_COUNTS),
     CONSTANT(DBTR_QUANTITY_LINE_INTEGRAL),
     CONSTANT(DBTR_I0_NONE),

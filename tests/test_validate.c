@@ -10,6 +10,8 @@
 #include "recon/dd.h"
 #include "recon/error.h"
 #include "engine/validate.h"
+#include "phantoms/phantom.h"
+#include "quality/quality.h"
 #include "tests/mlem_problem.h"
 #include "tests/test.h"
 
@@ -714,7 +716,156 @@ DBTR_TEST(referee_recording_size_and_spill) {
   test_mlem_problem_close(&p);
 }
 
+/* --quality (opts.objects): every row's changes are the measures dbtr_quality_measure takes of
+ * the row's two volumes, the path's and its reference's as recorded (in the reference's own
+ * precision), each change computed here from those two values; cpu-1-thread, bitwise its
+ * reference, changes every measurable value by exactly 0; and each path's verdict holds the
+ * largest changes of those rows. The objects are the tiny breast's, laid out on the test grid. */
+typedef struct {
+  const dbtr_phantom *objects;
+  size_t rows, checked; /* rows seen; object changes compared */
+  int bad;              /* 1: a row's change was not the measures' */
+} quality_rows;
+
+/* (a - b) / |b| x 100 for CNR and contrast, a - b for the FWHM; NaN where not measurable. */
+static double expected_change(int k, double a, double b) {
+  if (!isfinite(a) || !isfinite(b)) return (double)NAN;
+  if (k == DBTR_QFWHM) return a - b;
+  return b != 0.0 ? 100.0 * (a - b) / fabs(b) : (double)NAN;
+}
+
+/* Both NaN, or the same double. */
+static int same_value(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+static void check_quality_row(void *user, const dbtr_validate_row *r) {
+  quality_rows *s = user;
+  s->rows++;
+  dbtr_precision rp = r->path->ref == DBTR_VREF_DOUBLE ? DBTR_PREC_DOUBLE : DBTR_PREC_FLOAT;
+  void *ref = malloc(r->vol->n * dbtr_precision_size(rp));
+  dbtr_quality qp, qr;
+  if (!ref || dbtr_validate_ref_state(r->run, r->path->ref, r->iteration, 0, rp, ref) ||
+      dbtr_quality_measure(&qp, r->path_vol, r->path->prec, r->run->m->prob.grid, s->objects) ||
+      dbtr_quality_measure(&qr, ref, rp, r->run->m->prob.grid, s->objects) || !r->quality || qp.n != r->run->n_objects) {
+    free(ref);
+    TEST__FAIL("%s, iteration %zu: the volumes could not be measured", r->path->name, r->iteration);
+    exit(1);
+  }
+  for (size_t j = 0; j < qp.n; j++) {
+    const dbtr_quality_object *a = &qp.obj[j], *b = &qr.obj[j];
+    const dbtr_quality_change *c = &r->quality[j];
+    double va[3] = {a->cnr, a->fwhm, a->contrast}, vb[3] = {b->cnr, b->fwhm, b->contrast};
+    int ok = c->object == a->object && c->focus == a->focus_slice && c->focus_ref == b->focus_slice;
+    for (int k = 0; k < DBTR_QMEASURES; k++) {
+      ok &= same_value(c->m[k].value, va[k]) && same_value(c->m[k].ref, vb[k]) &&
+            same_value(c->m[k].change, expected_change(k, va[k], vb[k]));
+      /* cpu-1-thread's volume is its reference's bits, so the measures are too. */
+      if (!strcmp(r->path->name, "cpu-1-thread")) ok &= isnan(c->m[k].change) || c->m[k].change == 0.0;
+    }
+    if (!ok) {
+      s->bad = 1;
+      TEST__FAIL("%s, iteration %zu, object %zu: the changes are not the measures'", r->path->name, r->iteration,
+                 a->object);
+    }
+    s->checked++;
+  }
+  dbtr_quality_free(&qp);
+  dbtr_quality_free(&qr);
+  free(ref);
+}
+
+/* The largest |change| of measure k over p's rows of iterations [it0, it1) and the count not
+ * measurable, found here by a plain scan. */
+static void largest(const dbtr_validate *v, const dbtr_vpath *p, int k, size_t it0, size_t it1, double *best,
+                    size_t *object, size_t *nan_count) {
+  *best = 0.0, *object = 0, *nan_count = 0;
+  int found = 0;
+  for (size_t it = it0; it < it1; it++)
+    for (size_t j = 0; j < v->n_objects; j++) {
+      const dbtr_quality_change *c = &p->quality[it * v->n_objects + j];
+      if (isnan(c->m[k].change)) {
+        ++*nan_count;
+      } else if (!found || fabs(c->m[k].change) > fabs(*best)) {
+        *best = c->m[k].change, *object = c->object;
+        found = 1;
+      }
+    }
+}
+
+DBTR_TEST(quality_changes_are_the_volumes_measures) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  dbtr_phantom objects;
+  REQUIRE_OK(dbtr_phantom_make(&objects, DBTR_PHANTOM_BREAST, &p.grid, 1));
+  size_t targets = 0;
+  for (size_t i = 0; i < objects.n_shapes; i++) targets += objects.info[i].target != 0;
+  const char *paths[] = {"cpu-1-thread", "cpu-float"};
+  for (int lockstep = 0; lockstep < 2; lockstep++) { /* free-running (cpu-float replays) and lockstep (it runs) */
+    dbtr_validate_opts o = opts(paths, 2, 2, lockstep);
+    o.objects = &objects;
+    dbtr_validate v;
+    quality_rows s = {.objects = &objects};
+    REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+    CHECK_OK(dbtr_validate_run(&v, check_quality_row, &s));
+    CHECK_EQ_INT(v.n_objects, targets);
+    CHECK_EQ_INT(s.rows, 4);                 /* 2 paths x 2 iterations */
+    CHECK_EQ_INT(s.checked, 4 * targets);
+    CHECK_EQ_INT(s.bad, 0);
+    for (size_t i = 0; i < v.n_paths; i++) {
+      const dbtr_vpath *pa = &v.paths[i];
+      for (int k = 0; k < DBTR_QMEASURES; k++)
+        for (int all = 0; all < 2; all++) {
+          const dbtr_quality_extreme *e = all ? &pa->quality_verdict.all[k] : &pa->quality_verdict.last[k];
+          double best;
+          size_t object, nan_count;
+          largest(&v, pa, k, all ? 0 : 1, 2, &best, &object, &nan_count);
+          CHECK_EQ_INT(e->not_measurable, nan_count);
+          if (e->found) {
+            CHECK(e->change == best && e->object == object);
+          }
+        }
+      /* cpu-float's measures move by float rounding: some change is measured and is not 0. */
+      if (!strcmp(pa->name, "cpu-float")) {
+        CHECK(pa->quality_verdict.last[DBTR_QCONTRAST].found && pa->quality_verdict.last[DBTR_QCONTRAST].change != 0.0);
+      } else {
+        for (int k = 0; k < DBTR_QMEASURES; k++)
+          CHECK(!pa->quality_verdict.all[k].found || pa->quality_verdict.all[k].change == 0.0);
+      }
+    }
+    dbtr_validate_close(&v);
+  }
+  dbtr_phantom_free(&objects);
+  test_mlem_problem_close(&p);
+}
+
+/* Objects with no test object among them are refused when the run opens; without objects no
+ * row carries quality. */
+static void no_quality(void *user, const dbtr_validate_row *r) { *(int *)user |= r->quality != NULL; }
+
+DBTR_TEST(quality_needs_test_objects) {
+  test_mlem_problem p;
+  REQUIRE_OK(problem_open(&p, 0));
+  dbtr_phantom objects;
+  REQUIRE_OK(dbtr_phantom_make(&objects, DBTR_PHANTOM_BREAST, &p.grid, 1));
+  for (size_t i = 0; i < objects.n_shapes; i++) objects.info[i].target = 0;
+  const char *paths[] = {"cpu-float"};
+  dbtr_validate_opts o = opts(paths, 1, 1, 0);
+  o.objects = &objects;
+  dbtr_validate v;
+  CHECK_EQ_INT(dbtr_validate_open(&v, &p.m, &o), DBTR_EINVAL);
+  CHECK_STR_CONTAINS(dbtr_errmsg(), "no test object");
+  o.objects = NULL;
+  int any = 0;
+  REQUIRE_OK(dbtr_validate_open(&v, &p.m, &o));
+  CHECK_OK(dbtr_validate_run(&v, no_quality, &any));
+  CHECK_EQ_INT(any, 0);
+  CHECK(v.n_objects == 0 && v.paths[0].quality == NULL);
+  dbtr_validate_close(&v);
+  dbtr_phantom_free(&objects);
+  test_mlem_problem_close(&p);
+}
+
 DBTR_TEST_MAIN(one_thread_matches_all_threads, float_differs_from_double, lockstep_first_iteration_is_free_running,
                rows_in_order, bad_path_name, volumes_for_save_diffs, lockstep_row_is_one_iteration_from_the_recorded_state,
                spilled_recording_gives_the_same_rows, progress_stage_by_stage_and_harmless,
-               referee_measures_cpu_float_and_cpu_double, referee_is_not_a_path, referee_recording_size_and_spill)
+               referee_measures_cpu_float_and_cpu_double, referee_is_not_a_path, referee_recording_size_and_spill,
+               quality_changes_are_the_volumes_measures, quality_needs_test_objects)

@@ -13,6 +13,7 @@ in ASTRA's cone_vec convention.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -28,7 +29,8 @@ from ._lib import DbtrError, DbtrIOError, DbtrMemoryError, FormatError, GpuError
 from ._model import Geometry, Grid, c_geom, c_grid, double_ptr, doubles
 from ._projector import Projector, backend_opts
 
-__all__ = ["Geometry", "Grid", "Scan", "Projector", "Progress", "DiffStats", "RefereeStats", "ValidationRow",
+__all__ = ["Geometry", "Grid", "Scan", "Projector", "Progress", "DiffStats", "RefereeStats", "QualityChange",
+           "QualityExtreme", "QualityVerdict", "ValidationRow",
            "Validation", "ModeInfo", "read_scan", "write_scan", "forward", "back", "recon", "recon_file", "validate",
            "quality", "gpu_available", "modes", "mode_table", "DbtrError", "InvalidArgument", "FormatError", "DbtrIOError",
            "DbtrMemoryError", "NoGpuError", "GpuError", "__version__"]
@@ -401,6 +403,62 @@ class RefereeStats:
 
 
 @dataclass(frozen=True)
+class QualityChange:
+    """One test object's measures in a path's volume and in its reference's after one iteration,
+    and the change (validate(quality=...), docs/validation.md "Quality"): CNR and contrast
+    relative (%), the ASF FWHM absolute (mm). None: not finite, or (a change) not measurable,
+    never a silent 0. focus: the in-focus slices, 0-based."""
+    object: int
+    focus: int
+    focus_ref: int
+    cnr: Optional[float]
+    cnr_ref: Optional[float]
+    dcnr_percent: Optional[float]
+    fwhm: Optional[float]
+    fwhm_ref: Optional[float]
+    dfwhm_mm: Optional[float]
+    contrast: Optional[float]
+    contrast_ref: Optional[float]
+    dcontrast_percent: Optional[float]
+
+
+@dataclass(frozen=True)
+class QualityExtreme:
+    """The largest |change| of one measure: the signed change (None when none was measurable),
+    the object (index) and iteration where it is, and how many changes were not measurable
+    (one_sided: of them, where one volume has the value and the other not)."""
+    change: Optional[float]
+    object: Optional[int]
+    iteration: Optional[int]
+    not_measurable: int
+    one_sided: int
+
+
+@dataclass(frozen=True)
+class QualityVerdict:
+    """What `dbtr validate --quality` says of a path: per measure ("cnr", "fwhm", "contrast"),
+    the largest change after the last iteration (last) and over every iteration (all)."""
+    n_objects: int
+    iterations: int
+    last: dict
+    all: dict
+
+
+def _fs(p: Optional[str | os.PathLike]) -> Optional[bytes]:
+    """A path for C, or None."""
+    return None if p is None else os.fsencode(p)
+
+
+def _finite(x: float) -> Optional[float]:
+    return x if np.isfinite(x) else None
+
+
+def _quality_change(c: _lib.QualityChange) -> QualityChange:
+    vals = [_finite(v) for d in c.m for v in (d.value, d.ref, d.change)]
+    return QualityChange(c.object, c.focus, c.focus_ref, *vals)
+
+
+@dataclass(frozen=True)
 class ValidationRow:
     """One path after one iteration against its reference: a row of `dbtr validate`. With the
     referee, vs_proj and vs_vol hold the path against it (else None), and referee names its
@@ -416,6 +474,7 @@ class ValidationRow:
     referee: Optional[str] = None
     vs_proj: Optional[RefereeStats] = None
     vs_vol: Optional[RefereeStats] = None
+    quality: Optional[list] = None  # with quality: a QualityChange per test object
 
 
 @dataclass
@@ -431,6 +490,31 @@ class Validation:
         """The first iteration at which path differs from its reference (1-based); 0 when it
         is bitwise identical at every one."""
         return next((r.iteration for r in self.rows if r.path == path and (r.proj.n_differ or r.vol.n_differ)), 0)
+
+    def quality_verdict(self, path: str) -> QualityVerdict:
+        """With quality: the largest change of each measure of path's objects after the last
+        iteration and over all, computed by libdbtr as `dbtr validate --quality` reports it."""
+        rows = [r for r in self.rows if r.path == path]
+        if not rows or rows[0].quality is None:
+            raise _lib.invalid(f"quality_verdict: no quality changes of {path!r} (validate(quality=...))")
+        n = len(rows[0].quality)
+        changes = (_lib.QualityChange * (len(rows) * n))()
+        nan = float("nan")
+        for i, c in enumerate(q for r in rows for q in r.quality):
+            vals = [nan if v is None else v for v in (c.cnr, c.cnr_ref, c.dcnr_percent, c.fwhm, c.fwhm_ref,
+                                                      c.dfwhm_mm, c.contrast, c.contrast_ref, c.dcontrast_percent)]
+            changes[i] = _lib.QualityChange(c.object, c.focus, c.focus_ref,
+                                            (_lib.QualityDelta * 3)(*(_lib.QualityDelta(*vals[3 * k:3 * k + 3])
+                                                                      for k in range(3))))
+        v = _lib.QualityVerdict()
+        _lib.lib.dbtr_quality_verdict_of(changes, n, len(rows), ctypes.byref(v))
+
+        def ext(e: _lib.QualityExtreme) -> QualityExtreme:
+            return QualityExtreme(e.change if e.found else None, e.object if e.found else None,
+                                  e.iteration if e.found else None, e.not_measurable, e.one_sided)
+        return QualityVerdict(v.n_objects, v.iterations,
+                              {m: ext(v.last[k]) for k, m in enumerate(_lib.QUALITY_MEASURES)},
+                              {m: ext(v.all[k]) for k, m in enumerate(_lib.QUALITY_MEASURES)})
 
 
 def _stats(d: _lib.DiffStats) -> DiffStats:
@@ -484,13 +568,17 @@ def mode_table() -> list:
 def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None, quantity: Optional[str] = None,
              iterations: int = 6, subsets: int = 1, paths: Optional[Sequence[str]] = None, lockstep: bool = False,
              explain: bool = False, threads: int = 0, gpu_memory: int = 0, gpus: int = 1, referee: bool = False,
+             quality: Optional[str | os.PathLike] = None, quality_regions: Optional[str | os.PathLike] = None,
              callback: Optional[Callable[[ValidationRow], None]] = None) -> Validation:
     """Runs the CPU references and the paths side by side, as `dbtr validate` does, and returns
     every row. paths: GPU modes and the CPU paths "cpu-1-thread", "cpu-float" and "cpu-double"
     (default: every mode with a GPU, cpu-1-thread and cpu-float without). gpu_memory, gpus: as
     recon's, for each GPU path. referee: also run the double-double referee (on the GPU where
     there is one, else the CPU; not with lockstep) and give each row's vs_proj and vs_vol.
-    callback(row) sees each row as it is measured; an exception it raises is raised when the
+    quality: the phantom scan file whose test objects (/phantom) to measure, as the command's
+    --quality (the arrays carry no objects, so the file is named); quality_regions: a regions
+    file instead (--quality-regions). Each row then carries a QualityChange per object, and
+    Validation.quality_verdict(path) sums them up. callback(row) sees each row as it is measured; an exception it raises is raised when the
     run ends."""
     if paths is None:
         paths = modes() if gpu_available() else ["cpu-1-thread", "cpu-float"]
@@ -498,7 +586,8 @@ def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None
     s, v = _c_scan(projections, geometry, i0, quantity, keep), c_grid(grid)
     names = (ctypes.c_char_p * len(paths))(*(p.encode() for p in paths))
     opts = _lib.ValidationOpts(names, len(paths), int(iterations), int(subsets), int(lockstep), int(explain),
-                               int(threads), int(gpu_memory), int(gpus), int(bool(referee)))
+                               int(threads), int(gpu_memory), int(gpus), int(bool(referee)), _fs(quality),
+                               _fs(quality_regions))
     rows: list = []
     errors: list = []
 
@@ -509,15 +598,18 @@ def validate(projections: Any, geometry: Geometry, grid: Grid, *, i0: Any = None
             row = ValidationRow(r.iteration, r.path.decode(), r.reference.decode(),
                                 r.explains.decode() if r.explains else None, bool(r.is_gpu), _stats(r.proj),
                                 _stats(r.vol), r.deviance, r.referee.decode() if vs else None,
-                                _referee_stats(r.vs_proj) if vs else None, _referee_stats(r.vs_vol) if vs else None)
+                                _referee_stats(r.vs_proj) if vs else None, _referee_stats(r.vs_vol) if vs else None,
+                                [_quality_change(r.quality[j]) for j in range(r.n_quality)] if r.quality else None)
             rows.append(row)
             if callback is not None:
                 callback(row)
         except BaseException as e:  # noqa: BLE001 (C cannot carry it: raised after the run)
             errors.append(e)
 
-    _lib.check(_lib.lib.dbtr_validation_run(ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts),
-                                            _lib.ROW_FN(on_row), None))
+    # The quality scan's objects are read from HDF5 as the run opens.
+    with _io_lock if quality is not None else contextlib.nullcontext():
+        _lib.check(_lib.lib.dbtr_validation_run(ctypes.byref(s), ctypes.byref(v), ctypes.byref(opts),
+                                                _lib.ROW_FN(on_row), None))
     if errors:
         raise errors[0]
     return Validation(rows)
@@ -541,9 +633,8 @@ def quality(volume: Any, grid: Grid, *, scan: Optional[str | os.PathLike] = None
     prec = _lib.PREC_FLOAT if a.dtype == np.float32 else _lib.PREC_DOUBLE
     g = c_grid(grid)
     text = ctypes.c_void_p()
-    enc = (lambda p: None if p is None else os.fsencode(p))
     with _io_lock:  # the objects are read from HDF5
-        _lib.check(_lib.lib.dbtr_quality_json(a.ctypes.data, prec, ctypes.byref(g), enc(scan), enc(regions),
+        _lib.check(_lib.lib.dbtr_quality_json(a.ctypes.data, prec, ctypes.byref(g), _fs(scan), _fs(regions),
                                               ctypes.byref(text)))
     try:
         return json.loads(ctypes.string_at(text).decode())

@@ -106,16 +106,41 @@ class RefereeStats(ctypes.Structure):
                 ("beyond_4ulp", c_size_t), ("scale_ulp", c_double), ("best", c_double), ("best_units", c_double)]
 
 
+# The measures of dbtr_quality_change.m, in the order of DBTR_QCNR, DBTR_QFWHM, DBTR_QCONTRAST.
+QUALITY_MEASURES = ("cnr", "fwhm", "contrast")
+
+
+class QualityDelta(ctypes.Structure):
+    _fields_ = [("value", c_double), ("ref", c_double), ("change", c_double)]
+
+
+class QualityChange(ctypes.Structure):
+    _fields_ = [("object", c_size_t), ("focus", c_size_t), ("focus_ref", c_size_t),
+                ("m", QualityDelta * len(QUALITY_MEASURES))]
+
+
+class QualityExtreme(ctypes.Structure):
+    _fields_ = [("found", c_int), ("change", c_double), ("object", c_size_t), ("iteration", c_size_t),
+                ("not_measurable", c_size_t), ("one_sided", c_size_t)]
+
+
+class QualityVerdict(ctypes.Structure):
+    _fields_ = [("n_objects", c_size_t), ("iterations", c_size_t), ("last", QualityExtreme * len(QUALITY_MEASURES)),
+                ("all", QualityExtreme * len(QUALITY_MEASURES))]
+
+
 class ValidationOpts(ctypes.Structure):
     _fields_ = [("paths", POINTER(c_char_p)), ("n_paths", c_size_t), ("iterations", c_size_t),
                 ("subsets", c_size_t), ("lockstep", c_int), ("explain", c_int), ("threads", c_int),
-                ("gpu_memory", c_size_t), ("gpus", c_int), ("referee", c_int)]
+                ("gpu_memory", c_size_t), ("gpus", c_int), ("referee", c_int), ("quality_scan", c_char_p),
+                ("quality_regions", c_char_p)]
 
 
 class ValidationRow(ctypes.Structure):
     _fields_ = [("iteration", c_size_t), ("path", c_char_p), ("reference", c_char_p), ("explains", c_char_p),
                 ("is_gpu", c_int), ("proj", DiffStats), ("vol", DiffStats), ("deviance", c_double),
-                ("has_referee", c_int), ("referee", c_char_p), ("vs_proj", RefereeStats), ("vs_vol", RefereeStats)]
+                ("has_referee", c_int), ("referee", c_char_p), ("vs_proj", RefereeStats), ("vs_vol", RefereeStats),
+                ("n_quality", c_size_t), ("quality", POINTER(QualityChange))]
 
 
 class ReconFileOpts(ctypes.Structure):
@@ -170,6 +195,7 @@ _PROTOTYPES = {
     "dbtr_validation_run": (c_int, [POINTER(Scan), POINTER(Grid), POINTER(ValidationOpts), ROW_FN, c_void_p]),
     "dbtr_quality_json": (c_int, [c_void_p, c_int, POINTER(Grid), c_char_p, c_char_p, POINTER(c_void_p)]),
     "dbtr_quality_json_free": (None, [POINTER(c_void_p)]),
+    "dbtr_quality_verdict_of": (None, [POINTER(QualityChange), c_size_t, c_size_t, POINTER(QualityVerdict)]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)

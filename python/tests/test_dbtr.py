@@ -3,6 +3,7 @@ same bits (tests/python.cmake runs each test as its own CTest entry)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -182,6 +183,46 @@ def test_validate_referee_equals_cli(cli, tiny, tmp_path):
     assert plain.rows[0].vs_vol is None and plain.rows[0].referee is None
     with pytest.raises(dbtr.InvalidArgument, match="referee=True"):
         dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["dd"])
+
+
+def test_validate_quality_equals_cli(cli, tiny, tmp_path):
+    """quality=SCAN gives each row every object's change, the numbers of the report's
+    quality_changes.csv (17 digits: the same doubles; empty there, None here, where not
+    measurable), and quality_verdict(path) the largest, as validate.json has them; a scan
+    without /phantom is refused, naming it, and so is a run without quality asked its verdict."""
+    cli("validate", tiny / "scan.h5", "--iterations", 2, "--modes", "cpu-1-thread,cpu-float", "--quality", "--report",
+        tmp_path / "rep")
+    report = json.loads((tmp_path / "rep" / "validate.json").read_text())
+    with open(tmp_path / "rep" / "quality_changes.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    s = dbtr.read_scan(tiny / "scan.h5")
+    v = dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=2, paths=["cpu-1-thread", "cpu-float"],
+                      quality=tiny / "scan.h5")
+    mine = [(r.path, r.iteration, c) for r in v.rows for c in r.quality]
+    assert len(mine) == len(table) == 2 * 2 * report["quality"]["objects"]
+    num = (lambda x: None if x in ("", "inf", "-inf") else float(x))
+    for (path, it, c), t in zip(mine, table):
+        assert (path, it, c.object, c.focus, c.focus_ref) == (t["path"], int(t["iteration"]), int(t["object"]),
+                                                              int(t["focus"]), int(t["focus_ref"]))
+        for name in ("cnr", "cnr_ref", "dcnr_percent", "fwhm", "fwhm_ref", "dfwhm_mm", "contrast", "contrast_ref",
+                     "dcontrast_percent"):
+            assert getattr(c, name) == num(t[name]), f"{path} iteration {it} object {c.object}: {name}"
+    for p in report["paths"]:
+        verdict = v.quality_verdict(p["name"])
+        for key, m in (("cnr_percent", "cnr"), ("fwhm_mm", "fwhm"), ("contrast_percent", "contrast")):
+            for span in ("last", "all"):
+                e, theirs = getattr(verdict, span)[m], p["quality"][span][key]
+                assert (e.change, e.object, e.iteration, e.not_measurable, e.one_sided) == (
+                    theirs["change"], theirs["object"], theirs["iteration"], theirs["not_measurable"],
+                    theirs["one_sided"])
+    plain = tmp_path / "plain.h5"
+    dbtr.write_scan(plain, s)  # the arrays alone: no /phantom
+    with pytest.raises(dbtr.InvalidArgument, match="plain.h5: no /phantom"):
+        dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["cpu-float"], quality=plain)
+    without = dbtr.validate(s.projections, s.geometry, s.grid, i0=s.i0, iterations=1, paths=["cpu-float"])
+    assert without.rows[0].quality is None
+    with pytest.raises(dbtr.InvalidArgument, match="quality_verdict"):
+        without.quality_verdict("cpu-float")
 
 
 def test_errors_are_exceptions_that_name_the_cause(tiny, tmp_path):

@@ -102,10 +102,12 @@ def test_struct_layout_python_matches_c(c_side):
 
 
 def test_struct_layout_constants_match_c(c_side):
-    """The enums _lib.py repeats (as tuples in the enum's order, or as numbers) and
-    DBTR_SCAN_MAX_NOTES have the header's values."""
+    """The enums _lib.py repeats (as tuples in the enum's order, or as numbers),
+    DBTR_SCAN_MAX_NOTES and the quality measures' indices (DBTR_QCNR ...) have the header's values."""
     mine = {"DBTR_SCAN_MAX_NOTES": _lib.SCAN_MAX_NOTES}
     mine.update({f"DBTR_QUANTITY_{q.upper()}": i for i, q in enumerate(_lib.QUANTITIES)})
     mine.update({f"DBTR_DTYPE_{d.upper()}": i for i, d in enumerate(_lib.DTYPES)})
+    mine.update({f"DBTR_Q{m.upper()}": i for i, m in enumerate(_lib.QUALITY_MEASURES)})
+    mine["DBTR_QMEASURES"] = len(_lib.QUALITY_MEASURES)
     mine.update({f"DBTR_{n}": getattr(_lib, n) for n in dir(_lib) if n.startswith(("I0_", "PREC_", "MEMORY_"))})
     assert mine == c_side["constants"]
