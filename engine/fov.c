@@ -1,4 +1,6 @@
-/* engine/fov.c: the field of view (engine/fov.h), from the CPU reference's back projection. */
+/* engine/fov.c: the field of view (engine/fov.h), from the CPU reference's back projection of
+ * ones: read off its separable tables where every view is separable (recon/cpu.h,
+ * dbtr_cpu_projector_reached), else computed. */
 #include "engine/fov.h"
 
 #include <stdlib.h>
@@ -22,6 +24,15 @@ int dbtr_fov_mask(const dbtr_geom *g, const dbtr_grid *grid, dbtr_precision p, i
   if (rc) return rc;
   unsigned char *ones = NULL, *back = NULL;
   dbtr_cpu_projector *pr = NULL;
+  if ((rc = dbtr_cpu_projector_create(&pr, g, grid, p, threads))) goto done;
+  /* Separable views (every preset): read off the tables. */
+  if ((rc = dbtr_cpu_projector_reached(pr, mask)) <= 0) {
+    size_t unseen = 0;
+    for (size_t i = 0; !rc && i < n_vox; i++) unseen += !mask[i];
+    *n_unseen = unseen;
+    goto done;
+  }
+  rc = 0;
   if ((rc = dbtr_alloc((void **)&ones, n_proj, es, "field of view: projections")) ||
       (rc = dbtr_alloc((void **)&back, n_vox, es, "field of view: volume")))
     goto done;
@@ -29,7 +40,7 @@ int dbtr_fov_mask(const dbtr_geom *g, const dbtr_grid *grid, dbtr_precision p, i
   const double one = 1.0;
   dbtr_convert_from_double(p, &one, 1, ones);
   for (size_t i = 1; i < n_proj; i++) memcpy(ones + i * es, ones, es);
-  if ((rc = dbtr_cpu_projector_create(&pr, g, grid, p, threads)) || (rc = dbtr_cpu_back(pr, ones, back))) goto done;
+  if ((rc = dbtr_cpu_back(pr, ones, back))) goto done;
   /* A double-double is 0 exactly when its high part is (normalized: hi = fl(hi + lo)). */
   size_t unseen = 0;
   for (size_t i = 0; i < n_vox; i++) {

@@ -185,6 +185,12 @@ int dbtr_cpu_back(dbtr_cpu_projector *p, const void *proj, void *vol) {
                                             : cpu_dd_back_all(&p->dd, proj, vol);
 }
 
+int dbtr_cpu_projector_reached(const dbtr_cpu_projector *p, unsigned char *mask) {
+  if (p->precision == DBTR_PREC_FLOAT) return p->f.sep ? cpu_f_reached_sep(&p->f, mask) : 1;
+  if (p->precision == DBTR_PREC_DOUBLE) return p->d.sep ? cpu_d_reached_sep(&p->d, mask) : 1;
+  return p->dd.sep ? cpu_dd_reached_sep(&p->dd, mask) : 1;
+}
+
 /* 1 where every view's footprints pass sep_feet (in double): the CPU backend then makes its
  * ray records one view at a time (recon/cpu_impl.h, sep_init). */
 static int feet_separable(const dbtr_geom *g, const dbtr_grid *grid) {

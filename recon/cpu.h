@@ -26,6 +26,12 @@ double dbtr_cpu_backend_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_g
  * (grid_known 0: only the dims are), every view's records are counted. */
 double dbtr_cpu_projector_bytes(dbtr_precision p, const dbtr_geom *g, const dbtr_grid *grid, int grid_known);
 
+/* Where every view of p is separable (recon/separable.h): mask (n_vox bytes) = 1 for the voxels
+ * that dbtr_cpu_back of all ones makes nonzero, 0 for the others, read off the separable tables
+ * (recon/cpu_impl.h, reached_sep) in a small part of a back projection's time; 0 on success.
+ * Where a view is not separable: 1, and mask untouched (the caller back-projects ones). */
+int dbtr_cpu_projector_reached(const dbtr_cpu_projector *p, unsigned char *mask);
+
 /* Threads the CPU code will use for a request (0 = all). */
 int dbtr_cpu_threads(int requested);
 

@@ -280,6 +280,50 @@ static int CF(forward_all)(const CF(tables) * t, const CT *vol, CT *proj) {
   return 0;
 }
 
+/* Where every view is separable (t->sep): mask[v] = 1 where some view's gather of ones gives
+ * voxel v a term, else 0, without the gather. In gather_sep a term's weight is the product of a
+ * column's and a row's axis weight, skipped where it is 0, times back_pixel(1, len) > 0; the sum of
+ * such positive terms is 0 only when there is none. A nonzero axis weight is at least an ulp of a
+ * voxel coordinate (above 1e-13 for any grid under 2^24 voxels a side), so no product of two
+ * underflows: voxel (x, y) of slice z has a term from view k exactly when one of row y's slot
+ * weights and one of column x's are nonzero. A slice a thread: per view, which columns and rows
+ * have a nonzero slot weight (seen, nx + ny bytes a thread), then each seen row ORs the seen
+ * columns in. n_vox bytes written, views x n_vox byte ORs: no floating-point operation. */
+static int CF(reached_sep)(const CF(tables) * t, unsigned char *mask) {
+  int nt = t->threads, nx = t->nx, ny = t->ny, nz = t->nz;
+  unsigned char *seen;
+  int rc = dbtr_alloc((void **)&seen, (size_t)nt, (size_t)(nx + ny), "field of view");
+  if (rc) return rc;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int z = 0; z < nz; z++) {
+    unsigned char *sx = seen + (size_t)omp_get_thread_num() * (size_t)(nx + ny), *sy = sx + nx;
+    unsigned char *mz = mask + (size_t)z * (size_t)ny * (size_t)nx;
+    memset(mz, 0, (size_t)ny * (size_t)nx);
+    for (size_t k = 0; k < t->n_views; k++) {
+      size_t kz = k * (size_t)nz + (size_t)z;
+      for (int x = 0; x < nx; x++) {
+        dbtr_slots xs = t->tabs.xs[kz * (size_t)nx + (size_t)x];
+        const CT *w = t->tabs.xw[kz * (size_t)nx + (size_t)x].w;
+        sx[x] = 0;
+        for (int a = 0; a < xs.n; a++) sx[x] |= !DBTR_P_IS0(w[a]);
+      }
+      for (int y = 0; y < ny; y++) {
+        dbtr_slots ys = t->tabs.ys[kz * (size_t)ny + (size_t)y];
+        const CT *w = t->tabs.yw[kz * (size_t)ny + (size_t)y].w;
+        sy[y] = 0;
+        for (int u = 0; u < ys.n; u++) sy[y] |= !DBTR_P_IS0(w[u]);
+      }
+      for (int y = 0; y < ny; y++) {
+        if (!sy[y]) continue;
+        unsigned char *row = mz + (size_t)y * (size_t)nx;
+        for (int x = 0; x < nx; x++) row[x] |= sx[x];
+      }
+    }
+  }
+  free(seen);
+  return 0;
+}
+
 static int CF(back_all)(const CF(tables) * t, const CT *proj, CT *vol) {
   size_t *views;
   CT *e;
