@@ -191,8 +191,17 @@ static void second_run(const dbtr_mlem *m, dbtr_mode mode, const dbtr_problem *p
   dbtr_backend_destroy(&b);
 }
 
+/* Whether mode name is in the comma-separated list (NULL: every mode). */
+static int wanted(const char *list, const char *name) {
+  if (!list) return 1;
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  const char *sys_name = "thesis";
+  const char *sys_name = "thesis", *modes = NULL;
   int iterations = 6, repeats = 5, cpu_threads = 0, do_cpu = 1, batched = 0, gpus = 1;
   double rotate_deg = 0.0, budget_gib = 0.0;
   for (int i = 1; i < argc; i++) {
@@ -205,9 +214,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--batched")) batched = 1;
     else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) gpus = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--gpu-memory") && i + 1 < argc) budget_gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--modes") && i + 1 < argc) modes = argv[++i];
     else {
       fprintf(stderr, "usage: bench_modes [--system NAME] [--iterations N] [--repeats R] [--cpu-threads T] [--no-cpu] "
-                      "[--rotate DEG] [--batched [--gpu-memory GIB]] [--gpus N]\n");
+                      "[--rotate DEG] [--batched [--gpu-memory GIB]] [--gpus N] [--modes fast,cpu-match,...]\n");
       return 2;
     }
   }
@@ -303,6 +313,7 @@ int main(int argc, char **argv) {
          "fwd vv/s", "back vv/s", "floor ms", "x floor", "x fast", "projectors", "vs CPU, bitwise");
   double fast_iter = NAN;
   for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
+    if (!wanted(modes, dbtr_mode_name_of((dbtr_mode)mode))) continue;
     dbtr_backend *b = NULL;
     dbtr_gpu_timing tm;
     if (dbtr_backend_create(&b, (dbtr_mode)mode, &m->prob) || dbtr_mlem_load(m, b, 0.0)) die("GPU backend");
@@ -351,7 +362,7 @@ int main(int argc, char **argv) {
          dbtr_cpu_threads(cpu_threads), "mode", "filter s", "back s", "total s");
   for (int mode = 0; mode < DBTR_MODE_COUNT; mode++) {
     const dbtr_mode_info *info = dbtr_mode_info_of((dbtr_mode)mode);
-    if (info->variant) continue;
+    if (info->variant || !wanted(modes, info->name)) continue;
     dbtr_backend_opts bo = {.backend = "gpu", .mode = dbtr_mode_name_of((dbtr_mode)mode), .threads = cpu_threads};
     dbtr_fbp_report rep;
     if (dbtr_fbp_volume(&scan, &grid, &bo, NULL, 0, fbp, &rep)) die("FBP");
