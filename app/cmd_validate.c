@@ -256,6 +256,7 @@ static int expect_check(const dbtr_validate *v, const char *list) {
 /* Runs the engine on the scan and prints, saves and reports what it found. Returns an
  * exit code. */
 static int validate_scan(const char *cmd, const vopts *o, const char **names, size_t n_names, const char *gpu_name) {
+  double t0 = cli_now();
   dbtr_scan scan;
   int rc = cli_read_scan(cmd, &scan, o->in), ex = 0, made_diffs = 0, made_report = 0;
   if (rc) return cli_fail(cmd, rc);
@@ -311,6 +312,7 @@ static int validate_scan(const char *cmd, const vopts *o, const char **names, si
   app_validate_print_verdicts(&v);
   app_validate_print_quality(&v);
   if (o->explain) app_validate_print_explain(&v);
+  if (!o->quiet) app_validate_print_times(&v, cli_now() - t0);
   if (o->report && (rc = app_validate_report(o->report, o->in, o->subsets, &v))) goto fail;
   for (size_t i = 0; o->report && i < N_REPORT_FILES; i++) {
     char path[1024];

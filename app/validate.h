@@ -50,6 +50,9 @@ void app_validate_print_referee(const dbtr_validate *v);
 void app_validate_print_verdicts(const dbtr_validate *v);
 /* With --quality, the quality verdict of each path; else nothing. */
 void app_validate_print_quality(const dbtr_validate *v);
+/* Where the run's time went (total: the command's, from reading the scan): each reference, the
+ * referee, each path's set-up, iterations and comparisons, and the GPU paths' iterations' share. */
+void app_validate_print_times(const dbtr_validate *v, double total);
 /* The --explain summary. */
 void app_validate_print_explain(const dbtr_validate *v);
 

@@ -210,6 +210,32 @@ void app_validate_print_quality(const dbtr_validate *v) {
   }
 }
 
+void app_validate_print_times(const dbtr_validate *v, double total) {
+  int w = label_width(v, 4) > 20 ? label_width(v, 4) : 20;
+  double gpu = 0.0, gpu_all = 0.0;
+  printf("\ntime: %.2f s in all, reading the scan and the set-up included\n", total);
+  for (int r = 0; r < DBTR_VREF_COUNT; r++)
+    if (v->have_ref[r]) {
+      char name[64];
+      snprintf(name, sizeof name, "%s reference", dbtr_validate_ref_name((dbtr_vref)r));
+      printf("  %-*s %8.2f s\n", w, name, v->ref_seconds[r]);
+    }
+  if (v->referee) printf("  %-*s %8.2f s\n", w, "referee", v->referee_seconds);
+  for (size_t i = 0; i < v->n_paths; i++) {
+    const dbtr_vpath *p = &v->paths[i];
+    double all = p->seconds_setup + p->seconds_iterations + p->seconds_compare;
+    printf("  %-*s %8.2f s: set-up %.2f, iterations %.3f, comparing %.2f\n", w, p->name, all, p->seconds_setup,
+           p->seconds_iterations, p->seconds_compare);
+    if (p->is_gpu) {
+      gpu += p->seconds_iterations;
+      gpu_all += all;
+    }
+  }
+  if (gpu_all > 0.0)
+    printf("  the GPU paths: %.2f s (%.1f%% of the run), of which their iterations %.3f s (%.2f%%)\n", gpu_all,
+           100.0 * gpu_all / total, gpu, 100.0 * gpu / total);
+}
+
 void app_validate_print_explain(const dbtr_validate *v) {
   size_t last = v->iterations - 1;
   int w = label_width(v, 4);

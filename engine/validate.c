@@ -5,6 +5,7 @@
 #include "engine/validate.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -556,13 +557,19 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
   dbtr_backend *b = NULL;
   int rc = 0;
   begin_stage(v, p->name);
+  double t = omp_get_wtime();
   if (!p->replays) {
     rc = dbtr_backend_create(&b, p->mode, &m->prob);
     if (!rc) rc = dbtr_mlem_load(m, b, 0.0);
   }
+  p->seconds_setup = omp_get_wtime() - t;
   for (size_t it = 0; it < v->iterations && !rc; it++) {
     dbtr_validate_row row;
-    if ((rc = path_state(v, p, b, it)) || (rc = compare_path(v, p, it, &row))) break;
+    t = omp_get_wtime();
+    rc = path_state(v, p, b, it);
+    p->seconds_iterations += omp_get_wtime() - t;
+    t = omp_get_wtime();
+    if (rc || (rc = compare_path(v, p, it, &row))) break;
     if (v->referee) {
       if ((rc = vs_referee(v, p, it, 1, &p->vs_proj[it])) || (rc = vs_referee(v, p, it, 0, &p->vs_vol[it])))
         break;
@@ -575,6 +582,7 @@ static int run_path(dbtr_validate *v, dbtr_vpath *p, dbtr_validate_row_fn on_row
       if ((rc = measure_quality(v, v->pv, p->prec, 0, c))) break;
       row.quality = c;
     }
+    p->seconds_compare += omp_get_wtime() - t;
     if (on_row) on_row(user, &row);
   }
   if (!rc && v->n_objects) dbtr_quality_verdict_of(p->quality, v->n_objects, v->iterations, &p->quality_verdict);
@@ -591,9 +599,15 @@ int dbtr_validate_run(dbtr_validate *v, dbtr_validate_row_fn on_row, void *user)
   v->at.n_stages += v->referee != DBTR_REFEREE_NONE;
   int rc = 0;
   for (int r = 0; r < DBTR_VREF_COUNT && !rc; r++)
-    if (v->have_ref[r]) rc = record_reference(v, (dbtr_vref)r);
+    if (v->have_ref[r]) {
+      double t = omp_get_wtime();
+      rc = record_reference(v, (dbtr_vref)r);
+      v->ref_seconds[r] = omp_get_wtime() - t;
+    }
   v->refs_recorded = !rc;
+  double t = omp_get_wtime();
   if (!rc && v->referee) rc = record_referee(v);
+  v->referee_seconds = omp_get_wtime() - t;
   for (size_t i = 0; i < v->n_paths && !rc; i++) rc = run_path(v, &v->paths[i], on_row, user);
   if (!rc) v->done = v->iterations;
   return rc;

@@ -79,6 +79,10 @@ typedef struct {
   dbtr_quality_change *quality; /* [iterations][n_objects]: each object's change against the reference; NULL
                                    without objects */
   dbtr_quality_verdict quality_verdict; /* their largest, once the path has run (with objects) */
+  /* Where its time went, seconds: making its backend and loading the data; its iterations with
+   * its state read back (its own compute; a replaying path's: reading the recording); comparing
+   * (against its reference, the referee, and the quality measures). */
+  double seconds_setup, seconds_iterations, seconds_compare;
   /* private */
   int replays;               /* 1: the path computes exactly its precision's recorded reference (cpu-float,
                                 free-running, beside the float reference), so the recording is its trajectory */
@@ -140,6 +144,8 @@ typedef struct {
   char gpu_memory[DBTR_PREC_COUNT][224];   /* [precision]: how its GPU paths (the referee for dd) fit their memory
                                 (dbtr_backend.memory); "" */
   char spill_dir[1024];
+  /* Seconds each reference took (backend, iterations, recording, measures), and the referee. */
+  double ref_seconds[DBTR_VREF_COUNT], referee_seconds;
   /* private */
   const dbtr_mlem *m;
   dbtr_validate_opts o;
