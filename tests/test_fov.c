@@ -73,8 +73,8 @@ DBTR_TEST(unseen_iff_no_ray_reaches) {
 
 /* The mask read off the separable tables (dbtr_cpu_projector_reached) is, byte for byte, the
  * nonzero pattern of the back projection of ones it stands for, in every precision and on each
- * preset's layout; a turned detector, not separable, gets no mask from the tables (the back
- * projection is computed then). */
+ * preset's layout; a turned detector, not separable, gets no mask from the tables, and
+ * dbtr_fov_mask computes the back projection then. */
 DBTR_TEST(tables_give_the_back_projections_mask) {
   const char *presets[] = {"hologic", "siemens", "tiny", "thesis"};
   const dbtr_precision precs[] = {DBTR_PREC_FLOAT, DBTR_PREC_DOUBLE, DBTR_PREC_DD};
@@ -119,7 +119,19 @@ DBTR_TEST(tables_give_the_back_projections_mask) {
   REQUIRE(tab);
   REQUIRE_OK(dbtr_cpu_projector_create(&pr, &g, &grid, DBTR_PREC_FLOAT, 0));
   CHECK_EQ_INT(dbtr_cpu_projector_reached(pr, tab), 1);
+  /* There dbtr_fov_mask computes A^T 1: its mask is that back projection's nonzero pattern. */
+  size_t n_vox = grid.nx * grid.ny * grid.nz, n_proj = g.n_views * g.n_rows * g.n_cols, unseen = 0, differ = 0;
+  float *ones = malloc(n_proj * sizeof *ones), *back = malloc(n_vox * sizeof *back);
+  REQUIRE(ones && back);
+  for (size_t i = 0; i < n_proj; i++) ones[i] = 1.0f;
+  CHECK_OK(dbtr_cpu_back(pr, ones, back));
+  CHECK_OK(dbtr_fov_mask(&g, &grid, DBTR_PREC_FLOAT, 0, tab, &unseen));
+  for (size_t i = 0; i < n_vox; i++) differ += tab[i] != (back[i] != 0.0f);
+  CHECK_EQ_U64(differ, 0);
+  CHECK_GT(unseen, (size_t)0);
   dbtr_cpu_projector_destroy(&pr);
+  free(ones);
+  free(back);
   free(tab);
   dbtr_geom_free(&g);
 }
