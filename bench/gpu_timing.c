@@ -9,7 +9,7 @@
 
 #include "recon/error.h"
 
-enum { PHASE_ITERATION = 2 }; /* beyond dbtr_gpu_phase: every subset of one iteration */
+enum { PHASE_ITERATION = -1 }; /* none of dbtr_gpu_phase's values: every subset of one iteration */
 
 /* One run of phase `what`: a dbtr_gpu_phase or PHASE_ITERATION. */
 static int run(dbtr_backend *b, const dbtr_problem *prob, int what) {
