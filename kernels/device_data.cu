@@ -10,10 +10,9 @@
 #include "kernels/cuda_util.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_internal.h"
+#include "kernels/layout.h"
 #include "recon/data_terms.h"
 #include "recon/dd.h"
-
-enum { THREADS = 256, CHECK_BLOCKS = 1024 };
 
 /* Element i of an array of float or double, as a double (a float widens exactly). */
 static __device__ double at(const void *p, dbtr_precision t, size_t i) {
@@ -23,13 +22,13 @@ static __device__ double at(const void *p, dbtr_precision t, size_t i) {
 /* Each CUDA block's smallest index of a refused element (n: none), over a grid-stride loop,
  * reduced in shared memory: the first refused element is the smallest of the blocks'. */
 __global__ void k_first_bad(const void *v, dbtr_precision t, size_t n, int counts, int positive, size_t *first) {
-  __shared__ size_t m[THREADS];
+  __shared__ size_t m[DBTR_BLOCK];
   size_t mine = n;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n && mine == n; i += (size_t)gridDim.x * blockDim.x)
     if (dbtr_value_bad(at(v, t, i), counts, positive)) mine = i;
   m[threadIdx.x] = mine;
   __syncthreads();
-  for (int w = THREADS / 2; w > 0; w /= 2) {
+  for (int w = DBTR_BLOCK / 2; w > 0; w /= 2) {
     if (threadIdx.x < w && m[threadIdx.x + w] < m[threadIdx.x]) m[threadIdx.x] = m[threadIdx.x + w];
     __syncthreads();
   }
@@ -104,14 +103,14 @@ extern "C" int dbtr_gpu_first_bad(int device, const char *name, const void *v, d
   DBTR_CUDA_TRY(cudaSetDevice(device));
   int rc = on_device(v, device, name);
   if (rc) return rc;
-  size_t *first = NULL, host[CHECK_BLOCKS];
+  size_t *first = NULL, host[DBTR_SETUP_BLOCKS];
   DBTR_CUDA_TRY(cudaMalloc(&first, sizeof host));
-  k_first_bad<<<CHECK_BLOCKS, THREADS>>>(v, type, n, counts, positive, first);
+  k_first_bad<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(v, type, n, counts, positive, first);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpy(host, first, sizeof host, cudaMemcpyDeviceToHost);
   cudaFree(first);
   if (e != cudaSuccess) return dbtr_err(DBTR_EGPU, "checking the values on cuda:%d: %s", device, cudaGetErrorString(e));
-  for (int b = 0; b < CHECK_BLOCKS; b++)
+  for (int b = 0; b < DBTR_SETUP_BLOCKS; b++)
     if (host[b] < *at_out) *at_out = host[b];
   if (*at_out == n) return 0;
   size_t es = type == DBTR_PREC_FLOAT ? sizeof(float) : sizeof(double);
@@ -131,7 +130,7 @@ extern "C" int dbtr_gpu_data_sums(const dbtr_device_data *d, dbtr_i0_shape shape
   DBTR_CUDA_TRY(cudaSetDevice(d->device));
   double *dev = NULL;
   DBTR_CUDA_TRY(cudaMalloc(&dev, 2 * n_blocks * sizeof(double)));
-  k_block_sums<<<(unsigned)((n_blocks + THREADS - 1) / THREADS), THREADS>>>(*d, shape, kind, n, npix, n_blocks, dev);
+  k_block_sums<<<(unsigned)DBTR_TILES(n_blocks, DBTR_BLOCK), DBTR_BLOCK>>>(*d, shape, kind, n, npix, n_blocks, dev);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpy(blocks, dev, 2 * n_blocks * sizeof(double), cudaMemcpyDeviceToHost);
   cudaFree(dev);
@@ -139,15 +138,9 @@ extern "C" int dbtr_gpu_data_sums(const dbtr_device_data *d, dbtr_i0_shape shape
   return 0;
 }
 
-/* Blocks for a grid-stride loop over n elements: enough to fill the GPU, no more than n asks. */
-static unsigned grid_for(size_t n) {
-  size_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 4096 ? (b ? b : 1) : 4096);
-}
-
 int dbtr__gpu_data_convert(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
                            dbtr_precision precision, void *y, void *i0) {
-  k_convert<<<grid_for(n), THREADS>>>(*d, shape, kind, n, npix, precision, y, i0);
+  k_convert<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(*d, shape, kind, n, npix, precision, y, i0);
   DBTR_CUDA_LAUNCHED();
   DBTR_CUDA_TRY(cudaDeviceSynchronize());
   return 0;
@@ -163,7 +156,7 @@ int dbtr__gpu_fov_zero(void *v, size_t n, size_t t_size, const unsigned char *fo
   for (size_t i = 0; i < n && e == cudaSuccess; i += chunk) {
     size_t m = n - i < chunk ? n - i : chunk;
     e = cudaMemcpy(stage, fov + i, m, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) k_fov_zero<<<grid_for(m), THREADS>>>((char *)v + i * t_size, m, t_size, stage);
+    if (e == cudaSuccess) k_fov_zero<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>((char *)v + i * t_size, m, t_size, stage);
     if (e == cudaSuccess) e = cudaGetLastError();
   }
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
