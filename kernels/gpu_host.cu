@@ -15,8 +15,8 @@
  * from one batch to the next in the mode's type, the order of their terms unchanged. Results
  * are the unbatched run's, bit for bit (test_gpu).
  *
- * Several GPUs (docs/ARCHITECTURE.md): each part projects a contiguous share of each subset's
- * views; the pixel terms go to every other part, the block partial sums of the data fit to
+ * Several GPUs (docs/ARCHITECTURE.md): each part projects its band of detector rows of each
+ * subset's views; the pixel terms go to every other part, the block partial sums of the data fit to
  * the first part, into the places one launch would have given them; each part then updates
  * its slab of slices and sends it to the others. Each part sends on a stream of its own, piece
  * by piece, while it computes the next piece, and no part waits for the host (the section
@@ -53,13 +53,11 @@ static void part_free(part *s) {
     }
     if (s->sent[d]) cudaEventDestroy(s->sent[d]);
   }
-  for (int c = 0; c < DBTR__PIECES_MAX; c++)
-    if (s->computed[c]) cudaEventDestroy(s->computed[c]);
+  if (s->computed) cudaEventDestroy(s->computed);
   if (s->done) cudaEventDestroy(s->done);
   dbtr__gpu_arena_free(&s->arena);
   free(s->subset_start);
   free(s->sched_host);
-  free(s->owner);
   free(s);
 }
 
@@ -96,14 +94,30 @@ static void share(int n, int d, int parts, int *p0, int *p1) {
   *p1 = (int)((long long)n * (d + 1) / parts);
 }
 
+/* The end of the piece from q0 of n items (a part's detector rows or slices, on several GPUs),
+ * each item `per` rays or voxels: half of what is left, so that each piece's sends overlap the
+ * next piece's compute (which takes longer than they do: docs/performance.md) and the last
+ * piece, whose sends nothing hides, is small; each piece but the last at least `least` rays or
+ * voxels, below which a launch leaves the GPU partly idle. Measured on 4 H200s
+ * (docs/performance.md): halving the forward projection's rows made thesis and siemens faster
+ * than whole views; halving the gather's slices to single slices made siemens' faster than 4
+ * equal pieces and thesis' (2.8 M voxels a slice) slower, and thesis' iteration was fastest
+ * with pieces of at least 8 M voxels. */
+enum { DBTR__PIECE_RAYS = 1 << 21, DBTR__PIECE_VOXELS = 1 << 23 };
+static int piece_end(int q0, int n, size_t per, size_t least) {
+  size_t min = (least + per - 1) / per, half = (size_t)(n - q0 + 1) / 2;
+  size_t len = half > min ? half : min;
+  return len >= (size_t)(n - q0) ? n : q0 + (int)len;
+}
+
 /* ---- several GPUs ----
  * Every part queues its work without the host waiting: its compute on its device's default
  * stream, piece by piece; after each piece, on its send streams (non-blocking, so beside the
  * next piece's kernels; one to each other part, so that the copies to the parts run at once),
  * the piece's results to every other part. At the end of a phase every part's default stream
- * waits for every other part's sends, and the next phase starts from there: the forward projection of the next subset reads a whole volume, the gather every pixel
- * term. No buffer is written while it is read: a part sends the pixel terms of its own views
- * and the slices of its own slab, which no other part computes, into buffers the receiver reads
+ * waits for every other part's sends, and the next phase starts from there: the forward
+ * projection of the next subset reads a whole volume, the gather every pixel term. No buffer is
+ * written while it is read: a part sends the pixel terms of its own rows and the slices of its own slab, which no other part computes, into buffers the receiver reads
  * only after the phase's end; and a part's sends of a phase follow the end of the phase before,
  * by which every receiver has finished reading what they overwrite. */
 
@@ -147,58 +161,64 @@ static int phase_end(part *s) {
   return rc ? rc : use(s);
 }
 
-/* Part d's pixel terms of list positions [i0, i1) (views of its share) to every other part, a
- * copy per run of consecutive views; and, from a part other than the first, their block partial
- * sums into the first part's, where one launch over the list would have written them: the
- * (p1 - p0) columns [i0, i1) of n_t rows of n (one 3-D peer copy). */
-static int send_forward(part *s, int d, int all, size_t off, int n, int i0, int i1) {
+/* Part d's pixel terms of detector rows [r0, r1) of a list of n views to every other part: where
+ * the list's views are evenly spaced (every view, or a subset's) one 2-D copy of n strips, else
+ * a copy a view; and, from a part other than the first, the block partial sums of those rows
+ * into the first part's, where one launch over every row would have written them (one run). */
+static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int r1) {
   part *p = s->parts[d];
-  size_t terms = s->npix * 2 * s->k->t_size;
-  int rc = 0;
-  for (int i = i0; i < i1 && !rc;) {
-    int k = host_view(s, all, off, i), run = 1;
-    while (i + run < i1 && host_view(s, all, off, i + run) == k + run) run++;
-    rc = send_to_all(s, d, (size_t)k * terms, (size_t)run * terms, &part::e);
-    i += run;
-  }
+  size_t strip = (size_t)(r1 - r0) * (size_t)s->n_cols * 2 * s->k->t_size, view = s->npix * 2 * s->k->t_size;
+  size_t at = (size_t)r0 * (size_t)s->n_cols * 2 * s->k->t_size;
+  int k0 = host_view(s, all, off, 0), step = n > 1 ? host_view(s, all, off, 1) - k0 : 1, even = step > 0, rc = 0;
+  for (int i = 2; i < n && even; i++) even = host_view(s, all, off, i) - host_view(s, all, off, i - 1) == step;
+  size_t pitch = (size_t)step * view;
+  for (int d2 = 0; d2 < s->n_parts && even && pitch <= s->max_pitch; d2++)
+    if (d2 != d) {
+      part *q = s->parts[d2];
+      char *from = p->e + (size_t)k0 * view + at, *to = q->e + (size_t)k0 * view + at;
+      cudaMemcpy3DPeerParms c;
+      memset(&c, 0, sizeof c);
+      c.srcPtr = make_cudaPitchedPtr(from, pitch, strip, (size_t)n);
+      c.dstPtr = make_cudaPitchedPtr(to, pitch, strip, (size_t)n);
+      c.srcDevice = p->dev;
+      c.dstDevice = q->dev;
+      c.extent = make_cudaExtent(strip, (size_t)n, 1);
+      DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[d2]));
+    }
+  for (int i = 0; i < n && !(even && pitch <= s->max_pitch) && !rc; i++)
+    rc = send_to_all(s, d, (size_t)host_view(s, all, off, i) * view + at, strip, &part::e);
   if (rc || d == 0) return rc;
-  size_t n_t = (size_t)s->n_rows * (size_t)s->col_tiles, row = (size_t)n * sizeof(double);
-  cudaMemcpy3DPeerParms c;
-  memset(&c, 0, sizeof c);
-  c.srcPtr = make_cudaPitchedPtr(p->partial + i0, row, (size_t)(i1 - i0) * sizeof(double), n_t);
-  c.dstPtr = make_cudaPitchedPtr(s->partial + i0, row, (size_t)(i1 - i0) * sizeof(double), n_t);
-  c.srcDevice = p->dev;
-  c.dstDevice = s->dev;
-  c.extent = make_cudaExtent((size_t)(i1 - i0) * sizeof(double), n_t, 1);
-  DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[0]));
+  size_t t0 = (size_t)r0 * (size_t)s->col_tiles * (size_t)n, t1 = (size_t)r1 * (size_t)s->col_tiles * (size_t)n;
+  DBTR_CUDA_TRY(cudaMemcpyPeerAsync(s->partial + t0, s->dev, p->partial + t0, p->dev, (t1 - t0) * sizeof(double),
+                                    p->send[0]));
   return 0;
 }
 
 /* The forward projection of a list of n views with the data fit, into the first part's fit.
- * On several GPUs each part projects its share, in pieces, each piece's pixel terms sent to
- * every other part (the gathers need all of them) and its partial sums to the first part, into
- * the places one launch over the list would have given them, for the first part to reduce:
- * the same sums in the same order as on one GPU. Batched, each ray's record is made where it
+ * On several GPUs each part projects its band of detector rows of every view (an equal share,
+ * where whole views would leave one part a view more), in pieces, each piece's pixel terms sent
+ * to every other part (the gathers need all of them) and its partial sums to the first part,
+ * into the places one launch over the list would have given them, for the first part to
+ * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made where it
  * is used rather than a batch's records before a launch of their own: one launch keeps the
  * blocks of a detector stretch, whose views read the same slices, side by side in L2
  * (kernels/layout.h). */
 static int forward(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) {
-    rc = s->k->forward(s, list_of(s, all, off), n, 0, n, batched(s), 1);
+    rc = s->k->forward(s, list_of(s, all, off), n, 0, s->n_rows, batched(s), 1);
     return rc ? rc : s->k->reduce_fit(s, n);
   }
-  int np = s->n_parts, p0, p1, q0, q1;
+  int np = s->n_parts;
+  size_t row = (size_t)n * (size_t)s->n_cols;
   for (int d = 0; d < np && !rc; d++) {
     part *p = s->parts[d];
-    share(n, d, np, &p0, &p1);
-    if ((rc = use(p)) || p1 == p0) continue;
-    int pieces = p1 - p0 < DBTR__FWD_PIECES ? p1 - p0 : DBTR__FWD_PIECES;
-    for (int c = 0; c < pieces && !rc; c++) {
-      share(p1 - p0, c, pieces, &q0, &q1);
-      rc = p->k->forward(p, list_of(p, all, off), n, p0 + q0, p0 + q1, batched(p), 1);
-      if (!rc) rc = send_after_compute(p, np, p->computed[c]);
-      if (!rc) rc = send_forward(s, d, all, off, n, p0 + q0, p0 + q1);
+    if ((rc = use(p))) break;
+    for (int q0 = p->r0, q1; q0 < p->r1 && !rc; q0 = q1) {
+      q1 = p->r0 + piece_end(q0 - p->r0, p->r1 - p->r0, row, DBTR__PIECE_RAYS);
+      rc = p->k->forward(p, list_of(p, all, off), n, q0, q1, batched(p), 1);
+      if (!rc) rc = send_after_compute(p, np, p->computed);
+      if (!rc) rc = send_forward(s, d, all, off, n, q0, q1);
     }
   }
   if (rc || (rc = phase_end(s))) return rc;
@@ -214,16 +234,15 @@ static int gather(part *s, int all, size_t off, int n) {
   size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
-    int nzs = p->z1 - p->z0, pieces = nzs < DBTR__GATHER_PIECES ? nzs : DBTR__GATHER_PIECES, q0, q1;
     if ((rc = use(p))) break;
-    for (int c = 0; c < pieces && !rc; c++) {
-      share(nzs, c, pieces, &q0, &q1);
+    for (int z0 = p->z0, z1; z0 < p->z1 && !rc; z0 = z1) {
+      z1 = p->z0 + piece_end(z0 - p->z0, p->z1 - p->z0, (size_t)s->nx * (size_t)s->ny, DBTR__PIECE_VOXELS);
       part piece = *p; /* the part with its slab narrowed to the piece */
-      piece.z0 = p->z0 + q0;
-      piece.z1 = p->z0 + q1;
+      piece.z0 = z0;
+      piece.z1 = z1;
       rc = launch_gather(&piece, list_of(p, all, off), n);
-      if (!rc) rc = send_after_compute(p, s->n_parts, p->computed[c]);
-      if (!rc) rc = send_to_all(s, d, (size_t)piece.z0 * slice, (size_t)(q1 - q0) * slice, &part::vol);
+      if (!rc) rc = send_after_compute(p, s->n_parts, p->computed);
+      if (!rc) rc = send_to_all(s, d, (size_t)z0 * slice, (size_t)(z1 - z0) * slice, &part::vol);
     }
   }
   return rc ? rc : phase_end(s);
@@ -315,20 +334,17 @@ static int set_volume(dbtr_backend *b, const void *in) {
   return use(s);
 }
 
-/* On several GPUs, each view's projection from the part that projects it. */
+/* Each part's band of detector rows of every view, from the part that projects it. */
 static int get_projections(dbtr_backend *b, void *out) {
   part *s = (part *)b->impl;
-  int rc = use(s);
-  if (rc) return rc;
-  if (s->n_parts == 1) {
-    DBTR_CUDA_TRY(cudaMemcpy(out, s->proj, s->nproj * s->k->t_size, cudaMemcpyDeviceToHost));
-    return 0;
-  }
-  size_t view = s->npix * s->k->t_size;
-  for (size_t k = 0; k < s->n_views; k++) {
-    const part *p = s->parts[s->owner[k]];
-    if ((rc = use(p))) return rc;
-    DBTR_CUDA_TRY(cudaMemcpy((char *)out + k * view, p->proj + k * view, view, cudaMemcpyDeviceToHost));
+  size_t view = s->npix * s->k->t_size, row = (size_t)s->n_cols * s->k->t_size;
+  for (int d = 0; d < s->n_parts; d++) {
+    const part *p = s->parts[d];
+    int rc = use(p);
+    if (rc) return rc;
+    size_t at = (size_t)p->r0 * row;
+    DBTR_CUDA_TRY(cudaMemcpy2D((char *)out + at, view, p->proj + at, view, (size_t)(p->r1 - p->r0) * row, s->n_views,
+                               cudaMemcpyDeviceToHost));
   }
   return use(s);
 }
@@ -351,7 +367,7 @@ static int project(dbtr_backend *b, int back, const void *in, void *out, int dev
   if (!back) {
     t.vol = (char *)src;
     t.proj = device ? (char *)out : own_out;
-    rc = s->k->forward(&t, s->all_views, n, 0, n, batched(s), 0);
+    rc = s->k->forward(&t, s->all_views, n, 0, s->n_rows, batched(s), 0);
   } else {
     int step = batched(s) ? (int)s->batch : n;
     for (int k0 = 0; k0 < n && !rc; k0 += step) {
@@ -557,6 +573,7 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
   s->ny = (int)grid->ny;
   s->nz = (int)grid->nz;
   s->z1 = s->nz;
+  s->r1 = (int)g->n_rows;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
   s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
@@ -584,34 +601,27 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
 /* On several GPUs: the parts' slabs, each part's stream and events for its sends, and what the
  * first part keeps on the host to lead them (the schedule, which part projects each view). */
 static int link_parts(part *s, const dbtr_problem *prob) {
-  int np = s->n_parts, p0, p1, rc = 0;
+  int np = s->n_parts, rc = 0, pitch = 0;
   for (int d = 0; d < np && !rc; d++) {
     part *p = s->parts[d];
     share(s->nz, d, np, &p->z0, &p->z1);
+    share(s->n_rows, d, np, &p->r0, &p->r1);
     if ((rc = use(p))) break;
     /* Each made is non-NULL, for part_free to destroy; a failed one stays NULL. */
     const unsigned flags = cudaEventDisableTiming;
     cudaError_t e = cudaEventCreateWithFlags(&p->done, flags);
-    for (int c = 0; c < DBTR__PIECES_MAX && e == cudaSuccess; c++) e = cudaEventCreateWithFlags(&p->computed[c], flags);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&p->computed, flags);
     for (int d2 = 0; d2 < np && e == cudaSuccess; d2++)
       if (d2 != d && (e = cudaStreamCreateWithFlags(&p->send[d2], cudaStreamNonBlocking)) == cudaSuccess)
         e = cudaEventCreateWithFlags(&p->sent[d2], flags);
     if (e != cudaSuccess)
       rc = dbtr_err(DBTR_EGPU, "GPU %d: the streams and events of its sends: %s", p->dev, cudaGetErrorString(e));
   }
+  if (!rc && cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, s->dev) != cudaSuccess)
+    rc = dbtr_err(DBTR_EGPU, "GPU %d: its largest copy pitch: %s", s->dev, cudaGetErrorString(cudaGetLastError()));
+  s->max_pitch = (size_t)pitch;
   if (!rc) rc = dbtr_alloc((void **)&s->sched_host, s->n_views, sizeof(int), "GPU schedule");
-  if (!rc) rc = dbtr_alloc((void **)&s->owner, s->n_views, sizeof(int), "GPU schedule");
-  for (size_t sub = 0; sub < prob->n_subsets && !rc; sub++) {
-    size_t off = prob->subset_start[sub];
-    int n = (int)(prob->subset_start[sub + 1] - off);
-    for (int d = 0; d < np; d++) {
-      share(n, d, np, &p0, &p1);
-      for (int i = p0; i < p1; i++) {
-        s->sched_host[off + (size_t)i] = (int)prob->subset_views[off + (size_t)i];
-        s->owner[prob->subset_views[off + (size_t)i]] = d;
-      }
-    }
-  }
+  for (size_t i = 0; i < s->n_views && !rc; i++) s->sched_host[i] = (int)prob->subset_views[i];
   return rc;
 }
 
@@ -659,12 +669,11 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
  * the exchange between GPUs costs where nothing hides it (bench/ times it). */
 static int exchange(part *s) {
   if (s->n_parts == 1) return 0;
-  int rc = 0, n = (int)s->n_views, p0, p1;
+  int rc = 0, n = (int)s->n_views;
   size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
-    share(n, d, s->n_parts, &p0, &p1);
-    if (!(rc = use(p)) && p1 > p0) rc = send_forward(s, d, 1, 0, n, p0, p1);
+    if (!(rc = use(p)) && p->r1 > p->r0) rc = send_forward(s, d, 1, 0, n, p->r0, p->r1);
     if (!rc) rc = send_to_all(s, d, (size_t)p->z0 * slice, (size_t)(p->z1 - p->z0) * slice, &part::vol);
   }
   return rc ? rc : phase_end(s);

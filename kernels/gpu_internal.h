@@ -65,14 +65,9 @@ typedef struct {
   int *flag;                /* set to 1 once anything is found not separable */
 } dbtr__gpu_sep;
 
-/* The pieces a part's share of a phase is launched in, on several GPUs, so that the sends of
- * one piece overlap the compute of the next (kernels/gpu_host.cu): the forward projection's
- * share of views in DBTR__FWD_PIECES, the gather's slab of slices in DBTR__GATHER_PIECES. */
-enum { DBTR__FWD_PIECES = 2, DBTR__GATHER_PIECES = 4, DBTR__PIECES_MAX = 4 };
-
 /* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
- * holds the whole problem (data, volume, tables), projects its share of each subset's views
- * forward and updates its slab of slices, and the first part leads (parts, below). The host
+ * holds the whole problem (data, volume, tables), projects its band of detector rows of each
+ * subset's views forward and updates its slab of slices, and the first part leads (parts, below). The host
  * only plans and moves the buffers, so they are untyped: T is the mode's element type and R
  * its geometry's (double for float), of k->t_size and k->r_size bytes; only the mode's
  * launchers (k) see their types. */
@@ -83,17 +78,19 @@ struct dbtr__gpu_part {
   const dbtr__gpu_kernels *k; /* the mode's kernels and element sizes */
   int dev;          /* the CUDA device it runs on */
   int z0, z1;       /* the slices its gathers update: all, or its slab */
+  int r0, r1;       /* the detector rows it projects forward: all, or its band */
   int n_parts;      /* the first part: the GPUs the backend spreads over; 1: one */
   dbtr__gpu_part *parts[DBTR_GPUS_MAX];
   int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
-  int *owner;       /* the first part, on several GPUs: the part that projects each view */
+  size_t max_pitch; /* the first part, on several GPUs: the largest pitch of a 2-D copy */
   /* On several GPUs: a stream for its sends to each other part (non-blocking: they run beside
    * the kernels of the device's default stream, and beside each other, on the device's several
    * copy engines), an event after each piece of its compute and one after all of it (on the
-   * default stream), and one after its sends to each part in a phase (on that part's stream).
-   * NULL where not made. */
+   * default stream; a stream's wait takes the event as it stands, so one serves every piece),
+   * and one after its sends to each part in a phase (on that part's stream). NULL where not
+   * made. */
   cudaStream_t send[DBTR_GPUS_MAX];
-  cudaEvent_t computed[DBTR__PIECES_MAX], done, sent[DBTR_GPUS_MAX];
+  cudaEvent_t computed, done, sent[DBTR_GPUS_MAX];
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
@@ -142,11 +139,12 @@ struct dbtr__gpu_kernels {
   int (*sep_views)(const dbtr__gpu_part *s, size_t k0, size_t n);
   /* The set-up's remaining steps, over every view: the slots, their check, the row groups. */
   int (*sep_rest)(const dbtr__gpu_part *s);
-  /* The forward projection of views[p0 .. p1) of a device list of n into proj; with terms, the
-   * pixel terms too, and its blocks' partial sums of the data fit where one launch over the list
-   * would write them (without, a plain projection: y, i0, e and partial are not touched); with
-   * setup, each ray's record made where it is used (batched), else read from rays and lens. */
-  int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int p0, int p1, int setup, int terms);
+  /* The forward projection of detector rows [r0, r1) of a device list of n views into proj;
+   * with terms, the pixel terms too, and its blocks' partial sums of the data fit where one
+   * launch over every row would write them (without, a plain projection: y, i0, e and partial
+   * are not touched); with setup, each ray's record made where it is used (batched), else read
+   * from rays and lens. */
+  int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int r0, int r1, int setup, int terms);
   /* The back projector's input of views k0 .. k0 + n of the plain projections proj (n_proj of
    * T, on the device) into e, with the path lengths of slots 0 .. n (local: made for these views
    * alone) or of the views themselves. */

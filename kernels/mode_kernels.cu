@@ -144,9 +144,9 @@ __device__ void block_sum_store(double v, double *out) {
 /* One block per DBTR_BLOCK pixels of a detector row of one view; the n views of the same
  * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). The ray records
  * and lengths are read from rays and lens, or with SETUP (batched: they are not all there)
- * made here from the views' geometry, geom. The views are views part_off .. part_off + n of a
- * launch over part_n views, whose block partial sums this launch writes where that launch
- * would. (Separable views could take their crossings from the tables too; measured, that was
+ * made here from the views' geometry, geom. The launch covers the detector rows from the one
+ * of block row t0 / col_tiles on (all of them on one GPU, a band of them on each of several), and
+ * each block's partial sum goes where a launch over every row would put it. (Separable views could take their crossings from the tables too; measured, that was
  * slower, even with the float modes' crossings in double, whether both axes or only the
  * row's were looked up: the loads wait where the arithmetic does not. docs/performance.md)
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
@@ -158,9 +158,9 @@ template <int SETUP, int TERMS>
 __global__ void __launch_bounds__(DBTR_BLOCK, 6)
     k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
               const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
-              double *partial, unsigned part_n, unsigned part_off, const VIEW *geom) {
+              double *partial, unsigned t0, const VIEW *geom) {
   int vi = (int)(blockIdx.x % (unsigned)n);
-  unsigned t = blockIdx.x / (unsigned)n;
+  unsigned t = t0 + blockIdx.x / (unsigned)n;
   int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
   if (c < n_cols) {
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
       fit = dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
     }
   }
-  if constexpr (TERMS) block_sum_store(fit, &partial[t * part_n + part_off + (unsigned)vi]);
+  if constexpr (TERMS) block_sum_store(fit, &partial[t * (unsigned)n + (unsigned)vi]);
 }
 
 /* The back projector's input (g_back_pixel) of views k0 .. k0 + n of the plain projections
@@ -449,25 +449,26 @@ int sep_rest(const part *s) {
   return 0;
 }
 
-/* One launch of k_forward's instance <SETUP, TERMS> over views[p0 .. p1) of a list of n. */
+/* One launch of k_forward's instance <SETUP, TERMS> over detector rows [r0, r1) of a list of n views. */
 template <int SETUP, int TERMS>
-void launch_forward(const part *s, const int *views, int n, int p0, int p1) {
-  unsigned blocks = (unsigned)(p1 - p0) * (unsigned)s->n_rows * (unsigned)s->col_tiles;
+void launch_forward(const part *s, const int *views, int n, int r0, int r1) {
+  unsigned blocks = (unsigned)n * (unsigned)(r1 - r0) * (unsigned)s->col_tiles;
   k_forward<SETUP, TERMS><<<blocks, DBTR_BLOCK>>>(
-      views + p0, p1 - p0, s->n_rows, s->n_cols, s->col_tiles, SETUP ? NULL : (const R *)s->rays,
+      views, n, s->n_rows, s->n_cols, s->col_tiles, SETUP ? NULL : (const R *)s->rays,
       SETUP ? NULL : (const T *)s->lens, (const T *)s->vol, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
-      s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)n, (unsigned)p0, (const VIEW *)s->views);
+      s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)r0 * (unsigned)s->col_tiles,
+      (const VIEW *)s->views);
 }
 
-int forward(const part *s, const int *views, int n, int p0, int p1, int setup, int terms) {
+int forward(const part *s, const int *views, int n, int r0, int r1, int setup, int terms) {
   if (setup && terms)
-    launch_forward<1, 1>(s, views, n, p0, p1);
+    launch_forward<1, 1>(s, views, n, r0, r1);
   else if (setup)
-    launch_forward<1, 0>(s, views, n, p0, p1);
+    launch_forward<1, 0>(s, views, n, r0, r1);
   else if (terms)
-    launch_forward<0, 1>(s, views, n, p0, p1);
+    launch_forward<0, 1>(s, views, n, r0, r1);
   else
-    launch_forward<0, 0>(s, views, n, p0, p1);
+    launch_forward<0, 0>(s, views, n, r0, r1);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }

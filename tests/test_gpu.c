@@ -242,6 +242,43 @@ DBTR_TEST(gpus_same_bits) {
     }
 }
 
+/* A schedule whose subsets list their views in descending order: the pixel terms of a part's
+ * rows go a view at a time rather than in one 2-D copy of evenly spaced views
+ * (kernels/gpu_host.cu, send_forward), with the bits of one GPU running the same schedule. */
+DBTR_TEST(gpus_any_schedule) {
+  need_gpu();
+  int n_dev = dbtr_gpu_count();
+  for (int m = 0; m < DBTR_MODE_COUNT; m++) {
+    test_mlem_problem p;
+    void *vol[2] = {NULL, NULL}, *proj[2] = {NULL, NULL};
+    double dev[2][ITERS];
+    REQUIRE_OK(test_mlem_problem_open(&p, "hologic", 0.0, 0, 3, 0));
+    for (size_t sub = 0; sub < p.m.prob.n_subsets; sub++)
+      for (size_t i = p.m.subset_start[sub], j = p.m.subset_start[sub + 1] - 1; i < j; i++, j--) {
+        size_t k = p.m.subset_views[i];
+        p.m.subset_views[i] = p.m.subset_views[j];
+        p.m.subset_views[j] = k;
+      }
+    REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_NONE, &vol[0], &proj[0], dev[0]));
+    for (int gpus = 2; gpus <= 3; gpus++)
+      for (int share = 1; share >= 0; share--) {
+        if (!share && n_dev < gpus) continue;
+        char what[96];
+        snprintf(what, sizeof what, "hologic descending, %d %s", gpus, share ? "parts on one GPU" : "GPUs");
+        p.m.prob.gpus = gpus;
+        p.m.prob.gpu_share = share;
+        REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_NONE, &vol[1], &proj[1], dev[1]));
+        require_same_run(what, (dbtr_mode)m, &p, vol, proj, dev);
+        free(vol[1]);
+        free(proj[1]);
+        vol[1] = proj[1] = NULL;
+      }
+    free(vol[0]);
+    free(proj[0]);
+    test_mlem_problem_close(&p);
+  }
+}
+
 /* Which gather each problem gets: the separable one for every preset's (axis-aligned)
  * detector, in every mode, and the per-pixel one for a turned detector; so the match tests
  * above cover both. */
@@ -422,5 +459,5 @@ DBTR_TEST(referee_gpu_equals_cpu) {
 }
 
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               batched_same_bits, gpus_same_bits, projector_paths, out_of_memory_message, dd_match,
+               batched_same_bits, gpus_same_bits, gpus_any_schedule, projector_paths, out_of_memory_message, dd_match,
                referee_gpu_equals_cpu)
