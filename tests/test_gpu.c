@@ -198,6 +198,19 @@ DBTR_TEST(batched_same_bits) {
     }
 }
 
+/* Mode m of problem p on `gpus` parts (share: on the one GPU) within budget b, against the
+ * one-GPU run in vol[0], proj[0] and dev[0]: the same bits? what names the run. */
+static void require_same_on_parts(test_mlem_problem *p, dbtr_mode m, int gpus, int share, budget b, const char *what,
+                                  void *vol[2], void *proj[2], double dev[2][ITERS]) {
+  p->m.prob.gpus = gpus;
+  p->m.prob.gpu_share = share;
+  REQUIRE_OK(run_mode(p, m, b, &vol[1], &proj[1], dev[1]));
+  require_same_run(what, m, p, vol, proj, dev);
+  free(vol[1]);
+  free(proj[1]);
+  vol[1] = proj[1] = NULL;
+}
+
 /* Every mode on several GPUs against one: hologic (the separable gather) and turned (the
  * per-pixel one), 3 subsets, with 2 and 3 parts on the one GPU (3 does not divide the 5 views
  * of a subset or the slices evenly), then on 2 real GPUs where the machine has them; and with
@@ -228,13 +241,7 @@ DBTR_TEST(gpus_same_bits) {
         if (!runs[i].share && n_dev < runs[i].gpus) continue;
         char what[96];
         snprintf(what, sizeof what, "hologic%s, %s", r ? " turned" : "", runs[i].what);
-        p.m.prob.gpus = runs[i].gpus;
-        p.m.prob.gpu_share = runs[i].share;
-        REQUIRE_OK(run_mode(&p, (dbtr_mode)m, runs[i].b, &vol[1], &proj[1], dev[1]));
-        require_same_run(what, (dbtr_mode)m, &p, vol, proj, dev);
-        free(vol[1]);
-        free(proj[1]);
-        vol[1] = proj[1] = NULL;
+        require_same_on_parts(&p, (dbtr_mode)m, runs[i].gpus, runs[i].share, runs[i].b, what, vol, proj, dev);
       }
       free(vol[0]);
       free(proj[0]);
@@ -265,13 +272,7 @@ DBTR_TEST(gpus_any_schedule) {
         if (!share && n_dev < gpus) continue;
         char what[96];
         snprintf(what, sizeof what, "hologic descending, %d %s", gpus, share ? "parts on one GPU" : "GPUs");
-        p.m.prob.gpus = gpus;
-        p.m.prob.gpu_share = share;
-        REQUIRE_OK(run_mode(&p, (dbtr_mode)m, BUDGET_NONE, &vol[1], &proj[1], dev[1]));
-        require_same_run(what, (dbtr_mode)m, &p, vol, proj, dev);
-        free(vol[1]);
-        free(proj[1]);
-        vol[1] = proj[1] = NULL;
+        require_same_on_parts(&p, (dbtr_mode)m, gpus, share, BUDGET_NONE, what, vol, proj, dev);
       }
     free(vol[0]);
     free(proj[0]);
