@@ -16,8 +16,8 @@
  * are the unbatched run's, bit for bit (test_gpu).
  *
  * Several GPUs (docs/ARCHITECTURE.md): each part projects its band of detector rows of each
- * subset's views; the pixel terms go to every other part, the block partial sums of the data fit to
- * the first part, into the places one launch would have given them; each part then updates
+ * subset's views; the pixel terms go to every other part, the block partial sums of the data
+ * fit to the first part, into the places one launch would have given them; each part then updates
  * its slab of slices and sends it to the others. Each part sends on a stream of its own, piece
  * by piece, while it computes the next piece, and no part waits for the host (the section
  * "several GPUs" below). Every sum keeps its one-GPU order. */
@@ -117,9 +117,10 @@ static int piece_end(int q0, int n, size_t per, size_t least) {
  * the piece's results to every other part. At the end of a phase every part's default stream
  * waits for every other part's sends, and the next phase starts from there: the forward
  * projection of the next subset reads a whole volume, the gather every pixel term. No buffer is
- * written while it is read: a part sends the pixel terms of its own rows and the slices of its own slab, which no other part computes, into buffers the receiver reads
- * only after the phase's end; and a part's sends of a phase follow the end of the phase before,
- * by which every receiver has finished reading what they overwrite. */
+ * written while it is read: a part sends the pixel terms of its own rows and the slices of its
+ * own slab, which no other part computes, into buffers the receiver reads only after the
+ * phase's end; and a part's sends of a phase follow the end of the phase before, by which every
+ * receiver has finished reading what they overwrite. */
 
 /* Queues on each of part p's send streams (those of a backend of n parts), after its compute so
  * far, the wait for it: through event ev, recorded on p's default stream. */
@@ -172,7 +173,8 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
   int k0 = host_view(s, all, off, 0), step = n > 1 ? host_view(s, all, off, 1) - k0 : 1, even = step > 0, rc = 0;
   for (int i = 2; i < n && even; i++) even = host_view(s, all, off, i) - host_view(s, all, off, i - 1) == step;
   size_t pitch = (size_t)step * view;
-  for (int d2 = 0; d2 < s->n_parts && even && pitch <= s->max_pitch; d2++)
+  int strips = even && pitch <= s->max_pitch; /* one 2-D copy to each part, else a copy a view */
+  for (int d2 = 0; d2 < s->n_parts && strips; d2++)
     if (d2 != d) {
       part *q = s->parts[d2];
       char *from = p->e + (size_t)k0 * view + at, *to = q->e + (size_t)k0 * view + at;
@@ -185,7 +187,7 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
       c.extent = make_cudaExtent(strip, (size_t)n, 1);
       DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[d2]));
     }
-  for (int i = 0; i < n && !(even && pitch <= s->max_pitch) && !rc; i++)
+  for (int i = 0; i < n && !strips && !rc; i++)
     rc = send_to_all(s, d, (size_t)host_view(s, all, off, i) * view + at, strip, &part::e);
   if (rc || d == 0) return rc;
   size_t t0 = (size_t)r0 * (size_t)s->col_tiles * (size_t)n, t1 = (size_t)r1 * (size_t)s->col_tiles * (size_t)n;
@@ -199,9 +201,9 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
  * where whole views would leave one part a view more), in pieces, each piece's pixel terms sent
  * to every other part (the gathers need all of them) and its partial sums to the first part,
  * into the places one launch over the list would have given them, for the first part to
- * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made where it
- * is used rather than a batch's records before a launch of their own: one launch keeps the
- * blocks of a detector stretch, whose views read the same slices, side by side in L2
+ * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made
+ * where it is used rather than a batch's records before a launch of their own: one launch keeps
+ * the blocks of a detector stretch, whose views read the same slices, side by side in L2
  * (kernels/layout.h). */
 static int forward(part *s, int all, size_t off, int n) {
   int rc = 0;

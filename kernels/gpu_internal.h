@@ -67,10 +67,10 @@ typedef struct {
 
 /* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
  * holds the whole problem (data, volume, tables), projects its band of detector rows of each
- * subset's views forward and updates its slab of slices, and the first part leads (parts, below). The host
- * only plans and moves the buffers, so they are untyped: T is the mode's element type and R
- * its geometry's (double for float), of k->t_size and k->r_size bytes; only the mode's
- * launchers (k) see their types. */
+ * subset's views forward and updates its slab of slices, and the first part leads (parts,
+ * below). The host only plans and moves the buffers, so they are untyped: T is the mode's
+ * element type and R its geometry's (double for float), of k->t_size and k->r_size bytes; only
+ * the mode's launchers (k) see their types. */
 typedef struct dbtr__gpu_kernels dbtr__gpu_kernels;
 typedef struct dbtr__gpu_part dbtr__gpu_part;
 struct dbtr__gpu_part {

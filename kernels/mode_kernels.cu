@@ -145,10 +145,11 @@ __device__ void block_sum_store(double v, double *out) {
  * stretch are consecutive blocks. e holds the pixel terms as pairs (e1, e2). The ray records
  * and lengths are read from rays and lens, or with SETUP (batched: they are not all there)
  * made here from the views' geometry, geom. The launch covers the detector rows from the one
- * of block row t0 / col_tiles on (all of them on one GPU, a band of them on each of several), and
- * each block's partial sum goes where a launch over every row would put it. (Separable views could take their crossings from the tables too; measured, that was
- * slower, even with the float modes' crossings in double, whether both axes or only the
- * row's were looked up: the loads wait where the arithmetic does not. docs/performance.md)
+ * of block row t0 / col_tiles on (all of them on one GPU, a band of them on each of several),
+ * and each block's partial sum goes where a launch over every row would put it. (Separable
+ * views could take their crossings from the tables too; measured, that was slower, even with
+ * the float modes' crossings in double, whether both axes or only the row's were looked up:
+ * the loads wait where the arithmetic does not. docs/performance.md)
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
