@@ -488,7 +488,8 @@ static const cli_opt backend_rows[] = {
              "GPU has free, less 0.25 GiB); less than it needs: the same bits, in batches",
      .convert = convert_bytes},
     {"--gpus", 0, CLI_CUSTOM, offsetof(cli_backend_opts, gpus), "N",
-     .help = "GPUs to spread over, a number or all, with the bits of one GPU (default 1)",
+     .help = "GPUs to spread over, a number or all, with the bits of one GPU; each holds its\n"
+             "share of the problem (default 1)",
      .convert = convert_gpus},
 };
 

@@ -141,8 +141,9 @@ typedef struct {
   double record_bytes;       /* the recording: every reference's states, and the paths' final volumes */
   double memory_bytes;       /* the memory it was weighed against (negative: not known, kept in memory) */
   int spilled;               /* 1: the recording is in an unnamed temporary file in spill_dir */
-  char gpu_memory[DBTR_PREC_COUNT][224];   /* [precision]: how its GPU paths (the referee for dd) fit their memory
-                                (dbtr_backend.memory); "" */
+  /* [precision]: how its GPU paths (the referee for dd) fit their memory (dbtr_backend.memory);
+   * "" */
+  char gpu_memory[DBTR_PREC_COUNT][DBTR_MEMORY_LINE];
   char spill_dir[1024];
   /* Seconds each reference took (backend, iterations, recording, measures), and the referee. */
   double ref_seconds[DBTR_VREF_COUNT], referee_seconds;

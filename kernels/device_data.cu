@@ -62,10 +62,11 @@ static __device__ void put(void *out, dbtr_precision p, size_t i, double x) {
 }
 
 __global__ void k_convert(dbtr_device_data d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
-                          dbtr_precision p, void *y, void *i0) {
+                          size_t first, size_t band, dbtr_precision p, void *y, void *i0) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    double yi = at(d.proj, d.proj_type, i);
-    double i0i = kind == DBTR_DATA_LINES ? 1.0 : at(d.i0, d.i0_type, dbtr_i0_index(shape, i, npix));
+    size_t j = i / band * npix + first + i % band;
+    double yi = at(d.proj, d.proj_type, j);
+    double i0i = kind == DBTR_DATA_LINES ? 1.0 : at(d.i0, d.i0_type, dbtr_i0_index(shape, j, npix));
     put(y, p, i, kind == DBTR_DATA_COUNTS_AS_LINES ? dbtr_count_to_line_integral(yi, i0i) : yi);
     if (i0) put(i0, p, i, i0i);
   }
@@ -139,8 +140,8 @@ extern "C" int dbtr_gpu_data_sums(const dbtr_device_data *d, dbtr_i0_shape shape
 }
 
 int dbtr__gpu_data_convert(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
-                           dbtr_precision precision, void *y, void *i0) {
-  k_convert<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(*d, shape, kind, n, npix, precision, y, i0);
+                           size_t first, size_t band, dbtr_precision precision, void *y, void *i0) {
+  k_convert<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(*d, shape, kind, n, npix, first, band, precision, y, i0);
   DBTR_CUDA_LAUNCHED();
   DBTR_CUDA_TRY(cudaDeviceSynchronize());
   return 0;

@@ -26,7 +26,10 @@ typedef struct {
   size_t free_bytes;  /* the GPU's free memory at set-up (capped, below) */
   size_t total_bytes; /* the GPU's memory */
   int capped;         /* 1: DBTR_GPU_MAX_BYTES capped free_bytes */
-  int gpus;           /* the GPUs the backend spreads over; the sizes above are each one's */
+  int gpus;           /* the GPUs the backend spreads over; the sizes above are each one's (the
+                       * largest, batch the smallest) */
+  size_t one_gpu;     /* where the GPUs split the problem (each holds its bands of rows): the need of
+                       * one GPU holding all of it; else 0 */
 } dbtr_gpu_memory;
 
 /* The CUDA backend computing GPU row `mode` of the mode table (recon/modes.def), or
@@ -57,8 +60,8 @@ typedef enum {
   DBTR_GPU_PHASE_FORWARD = 0, /* the forward projection with the pixel terms and the data fit */
   DBTR_GPU_PHASE_GATHER = 1,  /* the gather back projection with the update (the volume changes) */
   /* On several GPUs, the two phases' exchange alone: each part's pixel terms and partial sums,
-   * then its slab, sent as the phases send them, with no compute to hide behind (on one GPU,
-   * nothing) */
+   * then its voxel rows, sent as the phases send them (to the parts that read them), with no
+   * compute to hide behind (on one GPU, nothing) */
   DBTR_GPU_PHASE_EXCHANGE = 2
 } dbtr_gpu_phase;
 

@@ -72,9 +72,14 @@ int dbtr__gpu_no_room(const dbtr_gpu_memory *m) {
 }
 
 void dbtr__gpu_memory_describe(const dbtr_gpu_memory *m, char *out, size_t len) {
-  char src[256], each[32] = "";
+  char src[256], each[200] = "";
   budget_source(m, src, sizeof src);
-  if (m->gpus > 1) snprintf(each, sizeof each, " on each of %d GPUs", m->gpus);
+  if (m->gpus > 1 && m->one_gpu)
+    snprintf(each, sizeof each, " on each of %d GPUs (each holds its bands of detector and voxel rows: at most %.2fx "
+             "the %.3f GiB one GPU needs)", m->gpus, (double)m->need / (double)m->one_gpu, (double)m->one_gpu / gib);
+  else if (m->gpus > 1)
+    snprintf(each, sizeof each, " on each of %d GPUs (each holds the whole problem: the views are not separable)",
+             m->gpus);
   if (m->batch >= m->n_views)
     snprintf(out, len, "GPU memory%s: %.3f GiB needed, %.3f GiB allowed %s", each, (double)m->need / gib,
              (double)m->allowed / gib, src);

@@ -16,12 +16,15 @@
  * are the unbatched run's, bit for bit (test_gpu).
  *
  * Several GPUs (docs/ARCHITECTURE.md): each part projects its band of detector rows of each
- * subset's views; the pixel terms go to every other part, the block partial sums of the data
- * fit to the first part, into the places one launch would have given them; each part then updates
- * its slab of slices and sends it to the others. Each part sends on a stream of its own, piece
- * by piece, while it computes the next piece, and no part waits for the host (the section
- * "several GPUs" below). Every sum keeps its one-GPU order. */
+ * subset's views and updates its band of voxel rows, holding only the rows this work reads
+ * (separable views; the section "bands" below). The pixel terms a part computes go to the parts
+ * whose voxels read them, the block partial sums of the data fit to the first part, into the
+ * places one launch would have given them; the voxel rows a part updates go to the parts whose
+ * rays read them. Each part sends on a stream of its own, piece by piece, while it computes the
+ * next piece, and no part waits for the host (the section "several GPUs" below). Every sum keeps
+ * its one-GPU order. */
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +38,18 @@ typedef dbtr__gpu_part part;
 
 /* Whether the ray records are made batch by batch (the budget did not hold every view's). */
 static int batched(const part *s) { return s->batch < s->n_views; }
+
+/* The elements a part's buffers hold (kernels/gpu_internal.h): a view's rows of y, i0, proj and
+ * the ray records; a view's pixels of e (pairs); the voxels of vol. */
+static size_t held_pix(const part *s) { return (size_t)(s->phi - s->plo) * (size_t)s->n_cols; }
+static size_t held_e(const part *s) { return (size_t)(s->ehi - s->elo) * (size_t)s->n_cols; }
+static size_t held_vox(const part *s) { return (size_t)s->nz * (size_t)(s->vhi - s->vlo) * (size_t)s->nx; }
+
+/* The voxel rows of a band are whole groups of the separable gather (DBTR_GROUP rows, whole
+ * micro-tiles of the per-pixel one); the rows a part holds beyond what the geometry says it
+ * reads (the section "bands" below). */
+enum { DBTR__BAND_ROWS = DBTR_GROUP, DBTR__BAND_MARGIN = 2 };
+static_assert(DBTR_GROUP % DBTR_MICRO == 0, "a band of voxel rows is whole micro-tiles of the per-pixel gather");
 
 /* Makes part s's device the current one: every entry point starts here, so that backends on
  * different devices can live side by side in one process. */
@@ -76,7 +91,7 @@ static int launch_gather(part *s, const int *views, int n) {
   int step = batched(s) ? (int)s->batch : n, rc;
   for (int b0 = 0; b0 < n; b0 += step) {
     int nb = n - b0 < step ? n - b0 : step;
-    if (batched(s) && (rc = s->k->make_rays(s, views + b0, (size_t)nb))) return rc;
+    if (batched(s) && (rc = s->k->make_rays(s, views + b0, (size_t)nb, 0, s->n_rows))) return rc;
     if ((rc = s->k->gather_pixels(s, views + b0, nb, batched(s), batched(s) ? s->carry : NULL, b0 == 0, b0 + nb >= n)))
       return rc;
   }
@@ -114,13 +129,14 @@ static int piece_end(int q0, int n, size_t per, size_t least) {
  * Every part queues its work without the host waiting: its compute on its device's default
  * stream, piece by piece; after each piece, on its send streams (non-blocking, so beside the
  * next piece's kernels; one to each other part, so that the copies to the parts run at once),
- * the piece's results to every other part. At the end of a phase every part's default stream
- * waits for every other part's sends, and the next phase starts from there: the forward
- * projection of the next subset reads a whole volume, the gather every pixel term. No buffer is
- * written while it is read: a part sends the pixel terms of its own rows and the slices of its
- * own slab, which no other part computes, into buffers the receiver reads only after the
- * phase's end; and a part's sends of a phase follow the end of the phase before, by which every
- * receiver has finished reading what they overwrite. */
+ * the piece's results to the parts that read them. At the end of a phase every part's default
+ * stream waits for every other part's sends, and the next phase starts from there: the forward
+ * projection of the next subset reads the voxel rows its rays reach, the gather the pixel terms
+ * its voxels' footprints cover. No buffer is written while it is read: a part sends the pixel
+ * terms of its own detector rows and the voxels of its own rows, which no other part computes,
+ * into buffers the receiver reads only after the phase's end; and a part's sends of a phase
+ * follow the end of the phase before, by which every receiver has finished reading what they
+ * overwrite (the end of a phase marks every part's compute, phase_end). */
 
 /* Queues on each of part p's send streams (those of a backend of n parts), after its compute so
  * far, the wait for it: through event ev, recorded on p's default stream. */
@@ -131,18 +147,43 @@ static int send_after_compute(part *p, int n, cudaEvent_t ev) {
   return 0;
 }
 
-/* bytes at offset `at` of buffer `which` (a member of part: e or vol) from part d to every other
- * part, each on d's stream to it. */
-static int send_to_all(part *s, int d, size_t at, size_t bytes, char *part::*which) {
-  part *p = s->parts[d];
-  for (int d2 = 0; d2 < s->n_parts && bytes; d2++)
-    if (d2 != d) {
-      part *q = s->parts[d2];
-      DBTR_CUDA_TRY(cudaMemcpyPeerAsync(q->*which + at, q->dev, p->*which + at, p->dev, bytes, p->send[d2]));
-    }
+/* `height` runs of `width` bytes, `spitch` apart from src in part d's memory, to `dpitch` apart
+ * from dst in part d2's, on d's stream to d2: one 2-D copy where the pitches allow (both at most
+ * cudaDevAttrMaxPitch), else a copy a run. */
+static int send_runs(part *s, int d, int d2, char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
+                     size_t height) {
+  part *p = s->parts[d], *q = s->parts[d2];
+  if (height > 1 && spitch <= s->max_pitch && dpitch <= s->max_pitch) {
+    cudaMemcpy3DPeerParms c;
+    memset(&c, 0, sizeof c);
+    c.srcPtr = make_cudaPitchedPtr((void *)src, spitch, width, height);
+    c.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, height);
+    c.srcDevice = p->dev;
+    c.dstDevice = q->dev;
+    c.extent = make_cudaExtent(width, height, 1);
+    DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[d2]));
+    return 0;
+  }
+  for (size_t i = 0; i < height; i++)
+    DBTR_CUDA_TRY(cudaMemcpyPeerAsync(dst + i * dpitch, q->dev, src + i * spitch, p->dev, width, p->send[d2]));
   return 0;
 }
 
+/* Part d's voxel rows (its band) of slices [z0, z1) to every other part that holds some of them. */
+static int send_voxels(part *s, int d, int z0, int z1) {
+  part *p = s->parts[d];
+  size_t row = (size_t)s->nx * s->k->t_size, ps = (size_t)(p->vhi - p->vlo) * row;
+  int rc = 0;
+  for (int d2 = 0; d2 < s->n_parts && !rc; d2++) {
+    part *q = s->parts[d2];
+    int a = p->y0 > q->vlo ? p->y0 : q->vlo, b = p->y1 < q->vhi ? p->y1 : q->vhi;
+    if (d2 == d || a >= b) continue;
+    size_t qs = (size_t)(q->vhi - q->vlo) * row;
+    rc = send_runs(s, d, d2, q->vol + (size_t)z0 * qs + (size_t)(a - q->vlo) * row, qs,
+                   p->vol + (size_t)z0 * ps + (size_t)(a - p->vlo) * row, ps, (size_t)(b - a) * row, (size_t)(z1 - z0));
+  }
+  return rc;
+}
 /* The end of a phase: each part's sends to each other part recorded after all of its compute
  * (so that they mark it too, even where it sent nothing), and every part's default stream waits
  * for what every other part sent it; the first part's device is left current. */
@@ -162,33 +203,30 @@ static int phase_end(part *s) {
   return rc ? rc : use(s);
 }
 
-/* Part d's pixel terms of detector rows [r0, r1) of a list of n views to every other part: where
- * the list's views are evenly spaced (every view, or a subset's) one 2-D copy of n strips, else
- * a copy a view; and, from a part other than the first, the block partial sums of those rows
- * into the first part's, where one launch over every row would have written them (one run). */
+/* Part d's pixel terms of detector rows [r0, r1) of a list of n views to every other part that
+ * holds some of those rows: where the list's views are evenly spaced (every view, or a subset's)
+ * one 2-D copy of n strips, else a copy a view; and, from a part other than the first, the block
+ * partial sums of those rows into the first part's, where one launch over every row would have
+ * written them (one run). */
 static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int r1) {
   part *p = s->parts[d];
-  size_t strip = (size_t)(r1 - r0) * (size_t)s->n_cols * 2 * s->k->t_size, view = s->npix * 2 * s->k->t_size;
-  size_t at = (size_t)r0 * (size_t)s->n_cols * 2 * s->k->t_size;
+  size_t row = (size_t)s->n_cols * 2 * s->k->t_size, pv = (size_t)(p->ehi - p->elo) * row;
   int k0 = host_view(s, all, off, 0), step = n > 1 ? host_view(s, all, off, 1) - k0 : 1, even = step > 0, rc = 0;
   for (int i = 2; i < n && even; i++) even = host_view(s, all, off, i) - host_view(s, all, off, i - 1) == step;
-  size_t pitch = (size_t)step * view;
-  int strips = even && pitch <= s->max_pitch; /* one 2-D copy to each part, else a copy a view */
-  for (int d2 = 0; d2 < s->n_parts && strips; d2++)
-    if (d2 != d) {
-      part *q = s->parts[d2];
-      char *from = p->e + (size_t)k0 * view + at, *to = q->e + (size_t)k0 * view + at;
-      cudaMemcpy3DPeerParms c;
-      memset(&c, 0, sizeof c);
-      c.srcPtr = make_cudaPitchedPtr(from, pitch, strip, (size_t)n);
-      c.dstPtr = make_cudaPitchedPtr(to, pitch, strip, (size_t)n);
-      c.srcDevice = p->dev;
-      c.dstDevice = q->dev;
-      c.extent = make_cudaExtent(strip, (size_t)n, 1);
-      DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[d2]));
+  for (int d2 = 0; d2 < s->n_parts && !rc; d2++) {
+    part *q = s->parts[d2];
+    int a = r0 > q->elo ? r0 : q->elo, b = r1 < q->ehi ? r1 : q->ehi;
+    if (d2 == d || a >= b) continue;
+    size_t qv = (size_t)(q->ehi - q->elo) * row, width = (size_t)(b - a) * row;
+    char *to = q->e + (size_t)(a - q->elo) * row, *from = p->e + (size_t)(a - p->elo) * row;
+    if (even)
+      rc = send_runs(s, d, d2, to + (size_t)k0 * qv, (size_t)step * qv, from + (size_t)k0 * pv, (size_t)step * pv,
+                     width, (size_t)n);
+    for (int i = 0; i < n && !even && !rc; i++) {
+      size_t k = (size_t)host_view(s, all, off, i);
+      rc = send_runs(s, d, d2, to + k * qv, qv, from + k * pv, pv, width, 1);
     }
-  for (int i = 0; i < n && !strips && !rc; i++)
-    rc = send_to_all(s, d, (size_t)host_view(s, all, off, i) * view + at, strip, &part::e);
+  }
   if (rc || d == 0) return rc;
   size_t t0 = (size_t)r0 * (size_t)s->col_tiles * (size_t)n, t1 = (size_t)r1 * (size_t)s->col_tiles * (size_t)n;
   DBTR_CUDA_TRY(cudaMemcpyPeerAsync(s->partial + t0, s->dev, p->partial + t0, p->dev, (t1 - t0) * sizeof(double),
@@ -199,7 +237,7 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
 /* The forward projection of a list of n views with the data fit, into the first part's fit.
  * On several GPUs each part projects its band of detector rows of every view (an equal share,
  * where whole views would leave one part a view more), in pieces, each piece's pixel terms sent
- * to every other part (the gathers need all of them) and its partial sums to the first part,
+ * to the other parts whose voxels read them and its partial sums to the first part,
  * into the places one launch over the list would have given them, for the first part to
  * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made
  * where it is used rather than a batch's records before a launch of their own: one launch keeps
@@ -228,23 +266,22 @@ static int forward(part *s, int all, size_t off, int n) {
 }
 
 /* The gather with the update over a list of n views. On several GPUs each part updates its
- * slab of slices, in pieces, each piece's slices sent to every other part, so each holds the
- * whole volume again at the phase's end. */
+ * band of voxel rows, in pieces of slices, each piece's rows sent to the other parts whose rays
+ * read them. */
 static int gather(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) return launch_gather(s, list_of(s, all, off), n);
-  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
     if ((rc = use(p))) break;
-    for (int z0 = p->z0, z1; z0 < p->z1 && !rc; z0 = z1) {
-      z1 = p->z0 + piece_end(z0 - p->z0, p->z1 - p->z0, (size_t)s->nx * (size_t)s->ny, DBTR__PIECE_VOXELS);
-      part piece = *p; /* the part with its slab narrowed to the piece */
+    for (int z0 = 0, z1; z0 < s->nz && p->y1 > p->y0 && !rc; z0 = z1) {
+      z1 = piece_end(z0, s->nz, (size_t)s->nx * (size_t)(p->y1 - p->y0), DBTR__PIECE_VOXELS);
+      part piece = *p; /* the part with its slices narrowed to the piece */
       piece.z0 = z0;
       piece.z1 = z1;
       rc = launch_gather(&piece, list_of(p, all, off), n);
       if (!rc) rc = send_after_compute(p, s->n_parts, p->computed);
-      if (!rc) rc = send_to_all(s, d, (size_t)z0 * slice, (size_t)(z1 - z0) * slice, &part::vol);
+      if (!rc) rc = send_voxels(s, d, z0, z1);
     }
   }
   return rc ? rc : phase_end(s);
@@ -262,32 +299,40 @@ static int subset(dbtr_backend *b, size_t sub, double *fit) {
   return 0;
 }
 
-/* Every part gets the data and the uniform start volume, filled on the GPU: y and i0 (of T)
- * copied from the host, or with y NULL from the first part, which holds them already
- * (dbtr_gpu_load_device). */
-static int load_parts(part *s, const void *y, const void *i0, double fill) {
-  for (int d = 0; d < s->n_parts; d++) {
-    part *p = s->parts[d];
-    size_t bytes = p->nproj * p->k->t_size;
+/* Every part gets the data of its rows and the uniform start volume, filled on the GPU: y and i0
+ * (of T) copied from the host, or with y NULL converted from d, data in the memory of the one
+ * part's GPU (dbtr_gpu_load_device). */
+static int load_parts(part *s, const void *y, const void *i0, const dbtr_device_data *d, dbtr_i0_shape shape,
+                      dbtr_data_kind kind, double fill) {
+  for (int k = 0; k < s->n_parts; k++) {
+    part *p = s->parts[k];
+    size_t t = p->k->t_size, band = held_pix(p), first = (size_t)p->plo * (size_t)p->n_cols;
     int rc = use(p);
     if (rc) return rc;
-    if (y) {
-      DBTR_CUDA_TRY(cudaMemcpy(p->y, y, bytes, cudaMemcpyHostToDevice));
-      if (p->transmission) DBTR_CUDA_TRY(cudaMemcpy(p->i0, i0, bytes, cudaMemcpyHostToDevice));
-    } else if (d > 0) {
-      DBTR_CUDA_TRY(cudaMemcpyPeer(p->y, p->dev, s->y, s->dev, bytes));
-      if (p->transmission) DBTR_CUDA_TRY(cudaMemcpyPeer(p->i0, p->dev, s->i0, s->dev, bytes));
+    if (y && band) {
+      DBTR_CUDA_TRY(cudaMemcpy2D(p->y, band * t, (const char *)y + first * t, p->npix * t, band * t, p->n_views,
+                                 cudaMemcpyHostToDevice));
+      if (p->transmission)
+        DBTR_CUDA_TRY(cudaMemcpy2D(p->i0, band * t, (const char *)i0 + first * t, p->npix * t, band * t, p->n_views,
+                                   cudaMemcpyHostToDevice));
+    } else if (!y && band) {
+      if ((rc = dbtr__gpu_data_convert(d, shape, kind, p->n_views * band, p->npix, first, band, p->k->precision, p->y,
+                                       p->transmission ? p->i0 : NULL)))
+        return rc;
     }
-    if ((rc = p->k->fill(p->vol, p->nvox, fill))) return rc;
+    if ((rc = p->k->fill(p->vol, held_vox(p), fill))) return rc;
   }
-  DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  for (int k = 0; k < s->n_parts; k++) {
+    int rc = use(s->parts[k]);
+    if (rc) return rc;
+    DBTR_CUDA_TRY(cudaDeviceSynchronize());
+  }
   return use(s);
 }
 
 static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
-  return load_parts((part *)b->impl, y, i0, fill);
+  return load_parts((part *)b->impl, y, i0, NULL, DBTR_I0_FULL, DBTR_DATA_LINES, fill);
 }
-
 /* A backend this file made for ML-EM (not a projector's), or DBTR_EINVAL naming what. */
 static int ml_backend(const dbtr_backend *b, const char *what, part **out) {
   if (!b || strncmp(b->name, "gpu:", 4) != 0 || ((part *)b->impl)->projector)
@@ -302,36 +347,62 @@ extern "C" int dbtr_gpu_load_device(dbtr_backend *b, const dbtr_device_data *d, 
   int rc = ml_backend(b, "device data", &s);
   if (!rc && d->device != s->dev)
     rc = dbtr_err(DBTR_EINVAL, "device data on cuda:%d, the backend on cuda:%d", d->device, s->dev);
-  if (!rc) rc = use(s);
-  if (!rc) rc = dbtr__gpu_data_convert(d, shape, kind, s->nproj, s->npix, s->k->precision, s->y,
-                                       s->transmission ? s->i0 : NULL);
-  return rc ? rc : load_parts(s, NULL, NULL, fill);
+  if (!rc && s->n_parts > 1)
+    rc = dbtr_err(DBTR_EINVAL, "device data: a backend on %d GPUs; data in a GPU's memory run on that GPU alone",
+                  s->n_parts);
+  return rc ? rc : load_parts(s, NULL, NULL, d, shape, kind, fill);
+}
+
+/* Each part's band of voxel rows of every slice into vol (host or device memory, the whole
+ * volume's layout) from its own buffer; the first part's device is left current. */
+static int copy_bands_out(part *s, char *vol, int device) {
+  size_t row = (size_t)s->nx * s->k->t_size;
+  for (int d = 0; d < s->n_parts; d++) {
+    const part *p = s->parts[d];
+    int rc = use(p);
+    if (rc) return rc;
+    if (p->y1 == p->y0) continue;
+    size_t ps = (size_t)(p->vhi - p->vlo) * row;
+    const char *from = p->vol + (size_t)(p->y0 - p->vlo) * row;
+    char *to = vol + (size_t)p->y0 * row;
+    if (!device) {
+      DBTR_CUDA_TRY(cudaMemcpy2D(to, (size_t)s->ny * row, from, ps, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz,
+                                 cudaMemcpyDeviceToHost));
+      continue;
+    }
+    cudaMemcpy3DPeerParms c;
+    memset(&c, 0, sizeof c);
+    c.srcPtr = make_cudaPitchedPtr((void *)from, ps, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz);
+    c.dstPtr = make_cudaPitchedPtr(to, (size_t)s->ny * row, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz);
+    c.srcDevice = p->dev;
+    c.dstDevice = s->dev;
+    c.extent = make_cudaExtent((size_t)(p->y1 - p->y0) * row, (size_t)s->nz, 1);
+    DBTR_CUDA_TRY(cudaMemcpy3DPeer(&c));
+  }
+  return use(s);
 }
 
 extern "C" int dbtr_gpu_volume_device(dbtr_backend *b, void *out, const unsigned char *fov) {
   part *s;
   int rc = ml_backend(b, "volume on the device", &s);
-  if (!rc) rc = use(s);
-  if (rc) return rc;
-  DBTR_CUDA_TRY(cudaMemcpy(out, s->vol, s->nvox * s->k->t_size, cudaMemcpyDeviceToDevice));
-  return dbtr__gpu_fov_zero(out, s->nvox, s->k->t_size, fov);
+  if (!rc) rc = copy_bands_out(s, (char *)out, 1);
+  return rc ? rc : dbtr__gpu_fov_zero(out, s->nvox, s->k->t_size, fov);
 }
 
-/* Every part holds the whole volume after each subset; the first part's serves. */
-static int get_volume(dbtr_backend *b, void *out) {
-  part *s = (part *)b->impl;
-  int rc = use(s);
-  if (rc) return rc;
-  DBTR_CUDA_TRY(cudaMemcpy(out, s->vol, s->nvox * s->k->t_size, cudaMemcpyDeviceToHost));
-  return 0;
-}
+static int get_volume(dbtr_backend *b, void *out) { return copy_bands_out((part *)b->impl, (char *)out, 0); }
 
+/* Each part takes the voxel rows it holds. */
 static int set_volume(dbtr_backend *b, const void *in) {
   part *s = (part *)b->impl;
+  size_t row = (size_t)s->nx * s->k->t_size;
   for (int d = 0; d < s->n_parts; d++) {
-    int rc = use(s->parts[d]);
+    const part *p = s->parts[d];
+    size_t ps = (size_t)(p->vhi - p->vlo) * row;
+    int rc = use(p);
     if (rc) return rc;
-    DBTR_CUDA_TRY(cudaMemcpy(s->parts[d]->vol, in, s->nvox * s->k->t_size, cudaMemcpyHostToDevice));
+    if (ps)
+      DBTR_CUDA_TRY(cudaMemcpy2D(p->vol, ps, (const char *)in + (size_t)p->vlo * row, (size_t)s->ny * row, ps,
+                                 (size_t)s->nz, cudaMemcpyHostToDevice));
   }
   return use(s);
 }
@@ -344,9 +415,10 @@ static int get_projections(dbtr_backend *b, void *out) {
     const part *p = s->parts[d];
     int rc = use(p);
     if (rc) return rc;
-    size_t at = (size_t)p->r0 * row;
-    DBTR_CUDA_TRY(cudaMemcpy2D((char *)out + at, view, p->proj + at, view, (size_t)(p->r1 - p->r0) * row, s->n_views,
-                               cudaMemcpyDeviceToHost));
+    if (p->r1 > p->r0)
+      DBTR_CUDA_TRY(cudaMemcpy2D((char *)out + (size_t)p->r0 * row, view, p->proj + (size_t)(p->r0 - p->plo) * row,
+                                 held_pix(p) * s->k->t_size, (size_t)(p->r1 - p->r0) * row, s->n_views,
+                                 cudaMemcpyDeviceToHost));
   }
   return use(s);
 }
@@ -374,7 +446,7 @@ static int project(dbtr_backend *b, int back, const void *in, void *out, int dev
     int step = batched(s) ? (int)s->batch : n;
     for (int k0 = 0; k0 < n && !rc; k0 += step) {
       int nb = n - k0 < step ? n - k0 : step;
-      if (batched(s)) rc = s->k->make_rays(s, s->all_views + k0, (size_t)nb);
+      if (batched(s)) rc = s->k->make_rays(s, s->all_views + k0, (size_t)nb, 0, s->n_rows);
       if (!rc) rc = s->k->back_terms(s, src, (size_t)k0, (size_t)nb, batched(s));
     }
     t.vol = device ? (char *)out : own_out;
@@ -426,33 +498,49 @@ static int sep_build(part *s) {
   if (!t->cx) return 0;
   int found = 0;
   DBTR_CUDA_TRY(cudaMemset(t->flag, 0, sizeof(int)));
-  /* The steps that read ray records run a batch of views at a time, each after its records,
-   * when the records are made in batches; the rest read the tables. */
-  for (size_t k0 = 0; k0 < s->n_views; k0 += s->batch) {
-    size_t nb = s->n_views - k0 < s->batch ? s->n_views - k0 : s->batch;
-    int rc = batched(s) ? s->k->make_rays(s, s->all_views + k0, nb) : 0;
+  /* The steps that read ray records need every row of a view: they run a batch of views at a
+   * time, each after its records, when the records are made in batches, and a view at a time
+   * when the part holds a band of rows (split); the rest read the tables. */
+  size_t step = batched(s) ? s->batch : s->split ? 1 : s->n_views;
+  for (size_t k0 = 0; k0 < s->n_views; k0 += step) {
+    size_t nb = s->n_views - k0 < step ? s->n_views - k0 : step;
+    int rc = step < s->n_views ? s->k->make_rays(s, s->all_views + k0, nb, 0, s->n_rows) : 0;
     if (rc || (rc = s->k->sep_views(s, k0, nb))) return rc;
   }
   int rc = s->k->sep_rest(s);
   if (rc) return rc;
   DBTR_CUDA_TRY(cudaMemcpy(&found, t->flag, sizeof found, cudaMemcpyDeviceToHost));
   t->on = !found;
+  if (!s->split) return 0;
+  if (!t->on)
+    return dbtr_err(DBTR_EGPU, "GPU backend on %d GPUs: these views are not separable after all (docs/performance.md), "
+                    "and only separable views split over GPUs; run them on one GPU", s->n_parts);
+  /* The rows the part holds, from the geometry, against the tables the kernels read. */
+  if ((rc = s->k->sep_bands(s))) return rc;
+  DBTR_CUDA_TRY(cudaMemcpy(&found, t->flag, sizeof found, cudaMemcpyDeviceToHost));
+  if (found)
+    return dbtr_err(DBTR_EGPU, "GPU %d: its work reads detector or voxel rows beyond those it holds (detector rows "
+                    "[%d, %d), voxel rows [%d, %d)); the margin of %d rows is too small for this geometry: please "
+                    "report it", s->dev, s->elo, s->ehi, s->vlo, s->vhi, DBTR__BAND_MARGIN);
   return 0;
 }
 
-/* Every buffer, into arena a, with the ray records of `batch` views (n_views: all of them);
- * batched, the per-pixel gather's carried sums where the gather may be per-pixel. */
+/* Every buffer, into arena a, with the ray records of `batch` views (n_views: all of them, of
+ * the rows the part holds; batched, of every row: the set-up and the per-pixel gather read
+ * them); batched, the per-pixel gather's carried sums where the gather may be per-pixel. Every
+ * count is at most the whole problem's, which is counted without overflow. */
 static void plan_into(part *s, dbtr__gpu_arena *a, size_t batch) {
   const dbtr__gpu_kernels *k = s->k;
   memset(a, 0, sizeof *a);
-  size_t nrec = batch * s->npix; /* at most nproj, which is counted without overflow */
+  size_t nrec = batch < s->n_views ? batch * s->npix : s->n_views * held_pix(s), nproj = s->n_views * held_pix(s);
+  if (s->split && nrec < s->npix) nrec = s->npix; /* the set-up makes a whole view's records (sep_build) */
   dbtr__gpu_arena_plan(a, (void **)&s->rays, 4 * nrec, k->r_size);
   dbtr__gpu_arena_plan(a, (void **)&s->lens, nrec, k->t_size);
-  if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->y, s->nproj, k->t_size);
-  if (s->transmission && !s->projector) dbtr__gpu_arena_plan(a, (void **)&s->i0, s->nproj, k->t_size);
-  dbtr__gpu_arena_plan(a, (void **)&s->proj, s->nproj, k->t_size);
-  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->nproj, k->t_size);
-  dbtr__gpu_arena_plan(a, (void **)&s->vol, s->nvox, k->t_size);
+  if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->y, nproj, k->t_size);
+  if (s->transmission && !s->projector) dbtr__gpu_arena_plan(a, (void **)&s->i0, nproj, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->proj, nproj, k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->n_views * held_e(s), k->t_size);
+  dbtr__gpu_arena_plan(a, (void **)&s->vol, held_vox(s), k->t_size);
   if (batch < s->n_views && !s->sep_possible) dbtr__gpu_arena_plan(a, (void **)&s->carry, 2 * s->nvox, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, k->view_size);
   dbtr__gpu_arena_plan(a, (void **)&s->foot, s->n_views * (size_t)s->nz, k->foot_size);
@@ -535,12 +623,14 @@ static int upload_geometry(part *s, const dbtr_problem *prob) {
   free(hf);
   free(hs);
   if (rc) return rc;
-  /* Batched, the records are made as they are used. */
-  if (!batched(s) && (rc = kt->make_rays(s, s->all_views, s->n_views))) return rc;
-  cudaError_t e = cudaMemset(s->proj, 0, s->nproj * kt->t_size);
+  /* Batched, the records are made as they are used; split, the set-up makes whole views' first
+   * (sep_build), then the band's stay. */
+  if (!batched(s) && !s->split && (rc = kt->make_rays(s, s->all_views, s->n_views, 0, s->n_rows))) return rc;
+  cudaError_t e = cudaMemset(s->proj, 0, s->n_views * held_pix(s) * kt->t_size);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) return dbtr_err(DBTR_EGPU, "GPU ray set-up: %s", cudaGetErrorString(e));
   if ((rc = sep_build(s))) return rc;
+  if (!batched(s) && s->split && (rc = kt->make_rays(s, s->all_views, s->n_views, s->plo, s->phi))) return rc;
   if (batched(s) && !s->sep.on && !s->carry)
     return dbtr_err(DBTR_EGPU, "GPU memory: these views are not separable after all (docs/performance.md), and the "
                     "per-pixel gather in batches needs %.3f GiB more than the %.3f GiB allowed; allow %.3f GiB with "
@@ -560,8 +650,86 @@ static int check_launch_sizes(const part *s) {
   return 0;
 }
 
-/* One part on device dev, with every buffer of the problem, set up (kernels/gpu.h). */
-static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__gpu_kernels *k) {
+/* ---- bands ----
+ * On several GPUs part d of np projects forward an equal share [r0, r1) of the detector rows of
+ * every view and gathers a share [y0, y1) of the voxel rows of every slice, in whole groups of
+ * DBTR__BAND_ROWS rows. Where the views can be
+ * separable, the part holds only the rows this work reads (split): y, i0, proj and the ray
+ * records of its detector rows; of vol, its voxel rows and those its rays sample; of e, its
+ * detector rows and those its voxels' footprints cover. A DBT volume is thin and its rays cross
+ * it at bounded angles, so beyond its own rows a part holds a halo of a fraction of a band
+ * (docs/performance.md, "Several GPUs"), and only halos cross the link. The rows come from the
+ * geometry, in double, widened by DBTR__BAND_MARGIN rows for the rounding of the kernels' own
+ * crossings and the footprints' margin; the set-up checks them against the tables the kernels
+ * read (k_sep_bands). Elsewhere (the per-pixel gather, whose pixels are not bounded by rows in
+ * advance) every part holds every row. */
+
+/* Where the ray of detector row r of separable view v (rows along y) crosses slice z, in voxel
+ * rows: the y part of its record, a + z b (recon/proj_impl.h, ray_setup), in double. Linear in
+ * r at a given slice, and in z for a given row. */
+static double row_crossing(const dbtr_view_d *v, double r, double z) {
+  double q1 = v->p0[1] + r * v->dv[1], q2 = v->p0[2];
+  double ty = (q1 - v->src[1]) / (q2 - v->src[2]);
+  return q1 - q2 * ty + z * ty;
+}
+
+static int clamp_int(double x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : (int)x; }
+
+/* The rows [*h0, *h1) of n a part holds: its own [a, b) and the rows [lo, hi) the geometry says
+ * its work reads (none where lo > hi), widened by the margin; none where both are empty. */
+static void held_rows(int a, int b, double lo, double hi, int n, int *h0, int *h1) {
+  *h0 = b > a ? a : n;
+  *h1 = b > a ? b : 0;
+  if (lo <= hi) {
+    int l = clamp_int(lo - DBTR__BAND_MARGIN, 0, n), h = clamp_int(hi + DBTR__BAND_MARGIN, 0, n);
+    *h0 = l < *h0 ? l : *h0;
+    *h1 = h > *h1 ? h : *h1;
+  }
+  if (*h0 >= *h1) *h0 = *h1 = 0;
+}
+
+/* Part s's bands (d of np) and, split, the rows it holds. */
+static void bands(part *s, const dbtr_problem *prob, int d, int np) {
+  int u0, u1;
+  share(DBTR_TILES(s->ny, DBTR__BAND_ROWS), d, np, &u0, &u1);
+  share(s->n_rows, d, np, &s->r0, &s->r1);
+  s->y0 = u0 * DBTR__BAND_ROWS < s->ny ? u0 * DBTR__BAND_ROWS : s->ny;
+  s->y1 = u1 * DBTR__BAND_ROWS < s->ny ? u1 * DBTR__BAND_ROWS : s->ny;
+  s->split = np > 1 && s->sep_possible;
+  s->plo = s->elo = s->vlo = 0;
+  s->phi = s->ehi = s->n_rows;
+  s->vhi = s->ny;
+  if (!s->split) return;
+  s->plo = s->r0;
+  s->phi = s->r1;
+  /* The voxel rows the band's rays sample: the two rows about each crossing; and the detector
+   * rows whose rays cross a slice within (y0 - 1, y1), the support of voxel rows [y0, y1). Each
+   * crossing is linear in the row at a slice, and the row of a crossing monotone in the slice,
+   * so the band's ends and the first and last slices bound them. */
+  double fmin = 1e300, fmax = -1e300, rmin = 1e300, rmax = -1e300;
+  for (size_t k = 0; k < s->n_views; k++) {
+    dbtr_view_d v;
+    dbtr_view_reduce(prob->geom, prob->grid, k, &v);
+    for (int e = 0; e < 2; e++) {
+      double z = e ? s->nz - 1 : 0, a = row_crossing(&v, 0, z), b = row_crossing(&v, 1, z) - a;
+      for (int i = 0; i < 2 && s->r1 > s->r0; i++) {
+        double f = a + b * (i ? s->r1 - 1 : s->r0);
+        fmin = f < fmin ? f : fmin;
+        fmax = f > fmax ? f : fmax;
+      }
+      for (int i = 0; i < 2 && s->y1 > s->y0 && b != 0.0; i++) {
+        double r = ((i ? s->y1 : s->y0 - 1) - a) / b;
+        rmin = r < rmin ? r : rmin;
+        rmax = r > rmax ? r : rmax;
+      }
+    }
+  }
+  held_rows(s->y0, s->y1, floor(fmin), floor(fmax) + 2, s->ny, &s->vlo, &s->vhi);
+  held_rows(s->r0, s->r1, floor(rmin), ceil(rmax) + 1, s->n_rows, &s->elo, &s->ehi);
+}
+
+/* Part d of np on device dev, with the buffers of its bands, set up (kernels/gpu.h). */
+static int part_new(part **out, const dbtr_problem *prob, int d, int np, int dev, const dbtr__gpu_kernels *k) {
   const dbtr_geom *g = prob->geom;
   const dbtr_grid *grid = prob->grid;
   part *s = (part *)calloc(1, sizeof *s);
@@ -575,7 +743,6 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
   s->ny = (int)grid->ny;
   s->nz = (int)grid->nz;
   s->z1 = s->nz;
-  s->r1 = (int)g->n_rows;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
   s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
@@ -594,20 +761,33 @@ static int part_new(part **out, const dbtr_problem *prob, int dev, const dbtr__g
   if (!rc) {
     memcpy(s->subset_start, prob->subset_start, (prob->n_subsets + 1) * sizeof(size_t));
     s->sep_possible = sep_possible(g, grid);
+    bands(s, prob, d, np);
     rc = plan(s, prob);
   }
   if (!rc) rc = upload_geometry(s, prob);
   return rc;
 }
 
-/* On several GPUs: the parts' slabs, each part's stream and events for its sends, and what the
- * first part keeps on the host to lead them (the schedule, which part projects each view). */
+/* On several GPUs: each part's stream and events for its sends, what the first part keeps on
+ * the host to lead them (the schedule), and its memory line's figures: the largest part's, and
+ * what one GPU would need where the parts split the problem. */
 static int link_parts(part *s, const dbtr_problem *prob) {
   int np = s->n_parts, rc = 0, pitch = 0;
+  dbtr_gpu_memory *m = &s->common.memory;
+  for (int d = 1; d < np; d++) {
+    const dbtr_gpu_memory *o = &s->parts[d]->common.memory;
+    m->need = o->need > m->need ? o->need : m->need;
+    m->need_min = o->need_min > m->need_min ? o->need_min : m->need_min;
+    m->used = o->used > m->used ? o->used : m->used;
+    m->batch = o->batch < m->batch ? o->batch : m->batch;
+  }
+  if (s->split) {
+    part whole = *s;
+    bands(&whole, prob, 0, 1);
+    m->one_gpu = plan_bytes(&whole, s->n_views);
+  }
   for (int d = 0; d < np && !rc; d++) {
     part *p = s->parts[d];
-    share(s->nz, d, np, &p->z0, &p->z1);
-    share(s->n_rows, d, np, &p->r0, &p->r1);
     if ((rc = use(p))) break;
     /* Each made is non-NULL, for part_free to destroy; a failed one stays NULL. */
     const unsigned flags = cudaEventDisableTiming;
@@ -637,7 +817,8 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
   dbtr_backend *b = (dbtr_backend *)calloc(1, sizeof *b);
   part *parts[DBTR_GPUS_MAX] = {NULL};
   if (!b) return dbtr_err(DBTR_ENOMEM, "GPU backend: out of memory");
-  for (int d = 0; d < np && !rc; d++) rc = part_new(&parts[d], prob, prob->gpu_first + (prob->gpu_share ? 0 : d), k);
+  for (int d = 0; d < np && !rc; d++)
+    rc = part_new(&parts[d], prob, d, np, prob->gpu_first + (prob->gpu_share ? 0 : d), k);
   part *s = parts[0];
   if (s) {
     s->n_parts = 0;
@@ -672,11 +853,10 @@ int dbtr__gpu_host_create(dbtr_backend **out, const dbtr_problem *prob, const db
 static int exchange(part *s) {
   if (s->n_parts == 1) return 0;
   int rc = 0, n = (int)s->n_views;
-  size_t slice = (size_t)s->nx * (size_t)s->ny * s->k->t_size;
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
     if (!(rc = use(p)) && p->r1 > p->r0) rc = send_forward(s, d, 1, 0, n, p->r0, p->r1);
-    if (!rc) rc = send_to_all(s, d, (size_t)p->z0 * slice, (size_t)(p->z1 - p->z0) * slice, &part::vol);
+    if (!rc && p->y1 > p->y0) rc = send_voxels(s, d, 0, s->nz);
   }
   return rc ? rc : phase_end(s);
 }

@@ -66,20 +66,25 @@ typedef struct {
 } dbtr__gpu_sep;
 
 /* One GPU's share of a backend: on one GPU the whole backend; on several, each GPU's part
- * holds the whole problem (data, volume, tables), projects its band of detector rows of each
- * subset's views forward and updates its slab of slices, and the first part leads (parts,
- * below). The host only plans and moves the buffers, so they are untyped: T is the mode's
- * element type and R its geometry's (double for float), of k->t_size and k->r_size bytes; only
- * the mode's launchers (k) see their types. */
+ * projects its band of detector rows of each subset's views forward and updates its band of
+ * voxel rows, and holds the rows of each buffer that this work reads (kernels/gpu_host.cu,
+ * "bands"); the first part leads (parts, below). The host only plans and moves the buffers, so
+ * they are untyped: T is the mode's element type and R its geometry's (double for float), of
+ * k->t_size and k->r_size bytes; only the mode's launchers (k) see their types. */
 typedef struct dbtr__gpu_kernels dbtr__gpu_kernels;
 typedef struct dbtr__gpu_part dbtr__gpu_part;
 struct dbtr__gpu_part {
   dbtr__gpu_common common;
   const dbtr__gpu_kernels *k; /* the mode's kernels and element sizes */
   int dev;          /* the CUDA device it runs on */
-  int z0, z1;       /* the slices its gathers update: all, or its slab */
+  int z0, z1;       /* the slices a gather launch updates: all, or a piece of them */
   int r0, r1;       /* the detector rows it projects forward: all, or its band */
+  int y0, y1;       /* the voxel rows its gathers update: all, or its band */
+  int plo, phi;     /* the detector rows of every view y, i0, proj and (unbatched) rays and lens hold */
+  int elo, ehi;     /* the detector rows of every view the pixel terms e hold */
+  int vlo, vhi;     /* the voxel rows of every slice vol holds */
   int n_parts;      /* the first part: the GPUs the backend spreads over; 1: one */
+  int split;        /* 1: on several GPUs, holding the rows of its bands only (else every row) */
   dbtr__gpu_part *parts[DBTR_GPUS_MAX];
   int *sched_host;  /* the first part, on several GPUs: the schedule, as sched */
   size_t max_pitch; /* the first part, on several GPUs: the largest pitch of a 2-D copy */
@@ -103,7 +108,8 @@ struct dbtr__gpu_part {
   size_t *subset_start; /* host copy, n_subsets + 1 */
   dbtr__gpu_arena arena;
   char *rays;                          /* R: ray records (4 each) */
-  char *lens, *y, *i0, *vol, *proj, *e; /* T; e: (n_views, n_rows, n_cols, 2) pixel terms (e1, e2) */
+  char *lens, *y, *i0, *vol, *proj, *e; /* T; vol: (nz, vhi - vlo, nx); y, i0, proj: (n_views, phi - plo,
+                                         * n_cols); e: (n_views, ehi - elo, n_cols, 2) pixel terms (e1, e2) */
   char *carry;                         /* T: the per-pixel gather's sums between batches (k_gather) */
   char *views;                         /* the mode's view: (n_views) */
   char *foot;                          /* the mode's footprint: (n_views, nz) */
@@ -132,14 +138,19 @@ struct dbtr__gpu_kernels {
   void (*foot_of)(const dbtr_footprint_d *in, void *out);
   /* Every element of v (n of T) becomes value, rounded to T. */
   int (*fill)(void *v, size_t n, double value);
-  /* The ray records of views list[0 .. n) (a device list) into slots 0 .. n of rays and lens. */
-  int (*make_rays)(const dbtr__gpu_part *s, const int *list, size_t n);
+  /* The ray records of detector rows [r0, r1) of views list[0 .. n) (a device list) into
+   * slots 0 .. n of rays and lens, a slot holding those rows of one view. */
+  int (*make_rays)(const dbtr__gpu_part *s, const int *list, size_t n, int r0, int r1);
   /* The separable set-up's steps that read ray records, for views k0 .. k0 + n (whose records
    * are in slots 0 .. n): the records' check and the crossings' tables. */
   int (*sep_views)(const dbtr__gpu_part *s, size_t k0, size_t n);
   /* The set-up's remaining steps, over every view: the slots, their check, the row groups. */
   int (*sep_rest)(const dbtr__gpu_part *s);
-  /* The forward projection of detector rows [r0, r1) of a device list of n views into proj;
+  /* On several GPUs, after the set-up: sets the tables' flag to 2 where a row that the part's
+   * forward projection or gather reads is not one it holds (k_sep_bands). */
+  int (*sep_bands)(const dbtr__gpu_part *s);
+  /* The forward projection of detector rows [r0, r1) (held by y, i0, proj, e and, unbatched,
+   * rays and lens) of a device list of n views into proj;
    * with terms, the pixel terms too, and its blocks' partial sums of the data fit where one
    * launch over every row would write them (without, a plain projection: y, i0, e and partial
    * are not touched); with setup, each ray's record made where it is used (batched), else read
@@ -151,21 +162,24 @@ struct dbtr__gpu_kernels {
   int (*back_terms)(const dbtr__gpu_part *s, const void *proj, size_t k0, size_t n, int local);
   /* The data fit of a forward projection of n views: the partial sums in one fixed order. */
   int (*reduce_fit)(const dbtr__gpu_part *s, int n);
-  /* The separable gather with the update over views[0 .. n), slices z0 .. z1. */
+  /* The separable gather with the update over views[0 .. n), slices z0 .. z1 of rows y0 .. y1. */
   int (*gather_sep)(const dbtr__gpu_part *s, const int *views, int n);
-  /* The per-pixel gather over views[0 .. n), slices z0 .. z1: the records of view views[i]
+  /* The per-pixel gather over views[0 .. n), slices z0 .. z1 of rows y0 .. y1 (every buffer
+   * whole): the records of view views[i]
    * (local 0) or of slot i (local 1); with carry, the sums start from it unless first and go
    * back to it unless last, and only the last batch updates the voxels. */
   int (*gather_pixels)(const dbtr__gpu_part *s, const int *views, int n, int local, void *carry, int first, int last);
 };
 
-/* Data in a GPU's memory (kernels/device_data.cu): d's n elements converted on the current
- * device into y and i0 (NULL: not wanted) of precision, as the host's dbtr_convert_from_double
- * converts them; and the voxels of v (n of t_size bytes, on the current device) that fov (host
- * memory) marks 0 set to 0, the mask sent up through a staging buffer of at most
- * DBTR__FOV_STAGE bytes beside the arena (within DBTR__GPU_MARGIN). */
+/* Data in a GPU's memory (kernels/device_data.cu): n elements converted on the current device
+ * (which must reach d's memory) into y and i0 (NULL: not wanted) of precision, as the host's
+ * dbtr_convert_from_double converts them, element i being d's (i / band) npix + first + i % band
+ * (a band of rows of each view; first 0 and band npix: all of d); and the voxels of v (n of
+ * t_size bytes, on the current device) that fov (host memory) marks 0 set to 0, the mask sent
+ * up through a staging buffer of at most DBTR__FOV_STAGE bytes beside the arena (within
+ * DBTR__GPU_MARGIN). */
 int dbtr__gpu_data_convert(const dbtr_device_data *d, dbtr_i0_shape shape, dbtr_data_kind kind, size_t n, size_t npix,
-                           dbtr_precision precision, void *y, void *i0);
+                           size_t first, size_t band, dbtr_precision precision, void *y, void *i0);
 #define DBTR__FOV_STAGE ((size_t)16 << 20)
 int dbtr__gpu_fov_zero(void *v, size_t n, size_t t_size, const unsigned char *fov);
 

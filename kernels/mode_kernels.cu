@@ -115,13 +115,14 @@ __device__ dbtr_slots load_slots(const dbtr_slots *p) {
  * set of bits. */
 __device__ __noinline__ T ray_of(const VIEW *v, int r, int c, R *ray) { return g_ray_setup(v, r, c, ray); }
 
-/* The records of views list[0 .. n) go to slots 0 .. n of rays and lens. */
-__global__ void k_rays(const VIEW *views, const int *list, size_t n, int n_rows, int n_cols, R *rays, T *lens) {
-  size_t npix = (size_t)n_rows * (size_t)n_cols;
+/* The records of detector rows [r0, r1) of views list[0 .. n) go to slots 0 .. n of rays and
+ * lens, a slot being those rows of one view. */
+__global__ void k_rays(const VIEW *views, const int *list, size_t n, int r0, int r1, int n_cols, R *rays, T *lens) {
+  size_t band = (size_t)(r1 - r0) * (size_t)n_cols;
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n * npix) return;
-  size_t k = i / npix, p = i % npix;
-  lens[i] = ray_of(&views[list[k]], (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
+  if (i >= n * band) return;
+  size_t k = i / band, p = i % band;
+  lens[i] = ray_of(&views[list[k]], r0 + (int)(p / (size_t)n_cols), (int)(p % (size_t)n_cols), rays + 4 * i);
 }
 
 /* Every element of v (n of them) becomes value. */
@@ -146,7 +147,11 @@ __device__ void block_sum_store(double v, double *out) {
  * and lengths are read from rays and lens, or with SETUP (batched: they are not all there)
  * made here from the views' geometry, geom. The launch covers the detector rows from the one
  * of block row t0 / col_tiles on (all of them on one GPU, a band of them on each of several),
- * and each block's partial sum goes where a launch over every row would put it. (Separable
+ * and each block's partial sum goes where a launch over every row would put it. The buffers
+ * hold rows of every view (one GPU: all of them; several: kernels/gpu_host.cu, "bands"): rays,
+ * lens, y, i0 and proj the p_rows from plo, e the e_rows from elo; vol holds the rows of each
+ * slice that the band's rays reach, `slice` elements a slice, and points where row 0 of slice
+ * 0 would lie. (Separable
  * views could take their crossings from the tables too; measured, that was slower, even with
  * the float modes' crossings in double, whether both axes or only the row's were looked up:
  * the loads wait where the arithmetic does not. docs/performance.md)
@@ -157,16 +162,17 @@ __device__ void block_sum_store(double v, double *out) {
  * blocks every mode was slower. */
 template <int SETUP, int TERMS>
 __global__ void __launch_bounds__(DBTR_BLOCK, 6)
-    k_forward(const int *views, int n, int n_rows, int n_cols, int col_tiles, const R *rays, const T *lens,
-              const T *vol, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
-              double *partial, unsigned t0, const VIEW *geom) {
+    k_forward(const int *views, int n, int n_cols, int col_tiles, int plo, int p_rows, int elo, int e_rows,
+              const R *rays, const T *lens, const T *vol, size_t slice, int nx, int ny, int nz, const T *y,
+              const T *i0, int transmission, T *proj, T *e, double *partial, unsigned t0, const VIEW *geom) {
   int vi = (int)(blockIdx.x % (unsigned)n);
   unsigned t = t0 + blockIdx.x / (unsigned)n;
   int c = (int)(t % (unsigned)col_tiles) * DBTR_BLOCK + (int)threadIdx.x, r = (int)(t / (unsigned)col_tiles);
   double fit = 0.0;
   if (c < n_cols) {
-    size_t npix = (size_t)n_rows * (size_t)n_cols, q = (size_t)r * (size_t)n_cols + (size_t)c;
-    size_t p = (size_t)views[vi] * npix + q;
+    size_t k = (size_t)views[vi];
+    size_t p = (k * (size_t)p_rows + (size_t)(r - plo)) * (size_t)n_cols + (size_t)c;
+    size_t pe = (k * (size_t)e_rows + (size_t)(r - elo)) * (size_t)n_cols + (size_t)c;
     R ray[4];
     T len;
     if constexpr (SETUP) {
@@ -175,14 +181,14 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
       MODE_LOAD_RAY(ray, rays + 4 * p);
       len = lens[p];
     }
-    T l = g_forward_ray(ray, len, vol, nx, ny, nz);
+    T l = g_forward_ray(ray, len, vol, nx, ny, nz, slice);
     proj[p] = l;
     if constexpr (!TERMS) return; /* a plain projection: no pixel terms, no data fit */
     if (transmission) {
-      T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * p], &e[2 * p + 1]);
+      T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * pe], &e[2 * pe + 1]);
       fit = dbtr_fit_transmission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l), DBTR_P_TO_D(yhat));
     } else {
-      g_emission_pixel(l, y[p], len, &e[2 * p], &e[2 * p + 1]);
+      g_emission_pixel(l, y[p], len, &e[2 * pe], &e[2 * pe + 1]);
       fit = dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
     }
   }
@@ -219,15 +225,18 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
  * DBTR_XPAIR voxel columns (x and x + DBTR_GS_X) and group of DBTR_GROUP voxel rows of one
  * slice, a block DBTR_SEP_TILE_X columns by DBTR_GS_Y groups (kernels/layout.h); consecutive
  * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
- * and each voxel's sums are gather_view's, bit for bit (gather_sep). The slices are the nzs
- * from z0 (of nz): all of them on one GPU, a slab of them on each of several. */
-__global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, T *vol, int nx, int ny, int nz,
-                             int z0, int nzs, int n_cols, size_t npix, int tiles_x, int update) {
+ * and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are rows
+ * [y0, y1) (y0 a multiple of DBTR_GROUP) of the nzs slices from z0 (of nz): all of them on
+ * one GPU; on each of several its band of rows, in pieces of slices. vol holds the v_rows rows
+ * of each slice from vlo, e the e_rows detector rows of each view from elo. */
+__global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo,
+                             int v_rows, int nx, int y0, int y1, int nz, int z0, int nzs, int n_cols, int tiles_x,
+                             int update) {
   int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
   unsigned t = blockIdx.x / (unsigned)nzs;
   int x0 = (int)(t % (unsigned)tiles_x) * DBTR_SEP_TILE_X + (int)threadIdx.x;
-  int gi = (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
-  if (x0 >= nx || gi >= sep.n_groups) return;
+  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
+  if (x0 >= nx || gi >= DBTR_N_GROUPS(y1)) return;
   T a1[DBTR_XPAIR][DBTR_GROUP], a2[DBTR_XPAIR][DBTR_GROUP];
 #pragma unroll
   for (int a = 0; a < DBTR_XPAIR; a++)
@@ -253,15 +262,18 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
       any |= xs[a].n;
     }
     if (!any || gs.n == 0) continue;
-    g_gather_sep(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi], e + 2 * k * npix, n_cols, a1, a2);
+    gs.p0 -= elo; /* the rows of e held, from elo */
+    g_gather_sep(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi],
+                 e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, a1, a2);
   }
 #pragma unroll
   for (int a = 0; a < DBTR_XPAIR; a++)
 #pragma unroll
     for (int b = 0; b < DBTR_GROUP; b++) {
       int x = x0 + a * DBTR_GS_X, y = gi * DBTR_GROUP + b;
-      if (x < nx && y < ny)
-        update_voxel(vol, ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx + (size_t)x, a1[a][b], a2[a][b], update);
+      if (x < nx && y < y1)
+        update_voxel(vol, ((size_t)z * (size_t)v_rows + (size_t)(y - vlo)) * (size_t)nx + (size_t)x, a1[a][b],
+                     a2[a][b], update);
     }
 }
 
@@ -299,18 +311,20 @@ __device__ void gather_pixels(const R *rk, const T *ek, int x0, int y0, int z, i
 }
 
 /* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile, the nzs
- * from z0 (as k_gather_sep). The ray records are view views[i]'s (local 0) or slot i's (local
+ * from z0, over voxel rows [band_y0, band_y1) (band_y0 a multiple of DBTR_MICRO), as
+ * k_gather_sep; but every buffer is whole (on several GPUs each holds the whole problem for this
+ * gather). The ray records are view views[i]'s (local 0) or slot i's (local
  * 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
  * the sums start from carry unless first, and go back to it unless last; only the last batch
  * updates the voxel. */
 __global__ void k_gather(const int *views, int n, const FOOT *foot, const R *rays, int local, const T *e, T *vol, int nx,
-                         int ny, int nz, int z0, int nzs, int n_rows, int n_cols, int tiles_x, int update, T *carry,
-                         int first, int last) {
+                         int ny, int band_y0, int band_y1, int nz, int z0, int nzs, int n_rows, int n_cols, int tiles_x,
+                         int update, T *carry, int first, int last) {
   int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
   unsigned t = blockIdx.x / (unsigned)nzs;
   int x0 = DBTR_MICRO * ((int)(t % (unsigned)tiles_x) * DBTR_GX + (int)threadIdx.x);
-  int y0 = DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
-  if (x0 >= nx || y0 >= ny) return;
+  int y0 = band_y0 + DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
+  if (x0 >= nx || y0 >= band_y1) return;
   size_t npix = (size_t)n_rows * (size_t)n_cols, nvox = (size_t)nx * (size_t)ny * (size_t)nz;
   T a1[DBTR_MICRO * DBTR_MICRO], a2[DBTR_MICRO * DBTR_MICRO];
 #pragma unroll
@@ -385,6 +399,28 @@ __global__ void k_sep_check(const FOOT *foot, size_t n_views, int nz, int n_rows
 
 __global__ void k_sep_groups(size_t n_views, int nz, int ny, sep_tables sep) { g_sep_groups(n_views, nz, ny, sep); }
 
+/* On several GPUs, whether the rows a part holds (kernels/gpu_host.cu, "bands") are every row
+ * its work reads: for each crossing of a detector row in [r0, r1) that the forward projection
+ * may sample (the row's crossing inside the grid's band), the voxel rows of its two corners
+ * that lie in the grid are in [vlo, vhi); and each row slot of the groups of voxel rows
+ * [y0, y1) is in [elo, ehi). Where one is not, flag is set to 2. The held rows come from the
+ * geometry, with a margin; this checks them against the tables the kernels will read. */
+__global__ void k_sep_bands(size_t n_views, int nz, int n_rows, int ny, sep_tables sep, int r0, int r1, int vlo,
+                            int vhi, int y0, int y1, int elo, int ehi) {
+  size_t rows = (size_t)(r1 - r0), g0 = (size_t)(y0 / DBTR_GROUP), groups = (size_t)DBTR_N_GROUPS(y1) - g0;
+  size_t per = rows + groups;
+  DBTR_SETUP_FOR(i, n_views * (size_t)nz * per) {
+    size_t kz = i / per, q = i % per;
+    if (q < rows) {
+      int iy = sep.cy[kz * (size_t)n_rows + (size_t)r0 + q].i;
+      if (iy != DBTR_CROSS_NONE && ((iy >= 0 && iy < vlo) || (iy + 1 < ny && iy + 1 >= vhi))) *sep.flag = 2;
+    } else {
+      dbtr_slots g = sep.gs[kz * (size_t)sep.n_groups + g0 + (q - rows)];
+      if (g.n > 0 && (g.p0 < elo || g.p0 + g.n > ehi)) *sep.flag = 2;
+    }
+  }
+}
+
 /* ---- the launch table (kernels/gpu_internal.h): the host's untyped buffers as this mode's
  * types, and each step's launches with their grids ---- */
 
@@ -418,9 +454,10 @@ int fill(void *v, size_t n, double value) {
   return 0;
 }
 
-int make_rays(const part *s, const int *list, size_t n) {
-  unsigned blocks = (unsigned)DBTR_TILES(n * s->npix, (size_t)DBTR_BLOCK);
-  k_rays<<<blocks, DBTR_BLOCK>>>((const VIEW *)s->views, list, n, s->n_rows, s->n_cols, (R *)s->rays, (T *)s->lens);
+int make_rays(const part *s, const int *list, size_t n, int r0, int r1) {
+  unsigned blocks = (unsigned)DBTR_TILES(n * (size_t)(r1 - r0) * (size_t)s->n_cols, (size_t)DBTR_BLOCK);
+  if (blocks == 0) return 0; /* a part without detector rows */
+  k_rays<<<blocks, DBTR_BLOCK>>>((const VIEW *)s->views, list, n, r0, r1, s->n_cols, (R *)s->rays, (T *)s->lens);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
@@ -450,13 +487,23 @@ int sep_rest(const part *s) {
   return 0;
 }
 
+int sep_bands(const part *s) {
+  k_sep_bands<<<DBTR_SETUP_BLOCKS, DBTR_BLOCK>>>(s->n_views, s->nz, s->n_rows, s->ny, sep_of(&s->sep), s->r0, s->r1,
+                                                 s->vlo, s->vhi, s->y0, s->y1, s->elo, s->ehi);
+  DBTR_CUDA_LAUNCHED();
+  return 0;
+}
+
 /* One launch of k_forward's instance <SETUP, TERMS> over detector rows [r0, r1) of a list of n views. */
 template <int SETUP, int TERMS>
 void launch_forward(const part *s, const int *views, int n, int r0, int r1) {
   unsigned blocks = (unsigned)n * (unsigned)(r1 - r0) * (unsigned)s->col_tiles;
+  /* Where row 0 of slice 0 would lie: the kernel reads only rows from vlo (k_sep_bands). */
+  const T *vol = (const T *)s->vol - (ptrdiff_t)s->vlo * (ptrdiff_t)s->nx;
   k_forward<SETUP, TERMS><<<blocks, DBTR_BLOCK>>>(
-      views, n, s->n_rows, s->n_cols, s->col_tiles, SETUP ? NULL : (const R *)s->rays,
-      SETUP ? NULL : (const T *)s->lens, (const T *)s->vol, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
+      views, n, s->n_cols, s->col_tiles, s->plo, s->phi - s->plo, s->elo, s->ehi - s->elo,
+      SETUP ? NULL : (const R *)s->rays, SETUP ? NULL : (const T *)s->lens, vol,
+      (size_t)(s->vhi - s->vlo) * (size_t)s->nx, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
       s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)r0 * (unsigned)s->col_tiles,
       (const VIEW *)s->views);
 }
@@ -488,22 +535,24 @@ int reduce_fit(const part *s, int n) {
 
 int gather_sep(const part *s, const int *views, int n) {
   int nzs = s->z1 - s->z0;
-  int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X), tiles_y = DBTR_TILES(s->sep.n_groups, DBTR_GS_Y);
+  int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X);
+  int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_GS_Y);
   unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
-  k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(views, n, sep_of(&s->sep), (const T *)s->e, (T *)s->vol, s->nx,
-                                                         s->ny, s->nz, s->z0, nzs, s->n_cols, s->npix, tiles_x,
-                                                         s->update);
+  k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(
+      views, n, sep_of(&s->sep), (const T *)s->e, s->elo, s->ehi - s->elo, (T *)s->vol, s->vlo, s->vhi - s->vlo, s->nx,
+      s->y0, s->y1, s->nz, s->z0, nzs, s->n_cols, tiles_x, s->update);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
 
 int gather_pixels(const part *s, const int *views, int n, int local, void *carry, int first, int last) {
   int nzs = s->z1 - s->z0;
-  int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->ny, DBTR_TILE_Y);
+  int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->y1 - s->y0, DBTR_TILE_Y);
   unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
   k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views, n, (const FOOT *)s->foot, (const R *)s->rays, local,
-                                                 (const T *)s->e, (T *)s->vol, s->nx, s->ny, s->nz, s->z0, nzs,
-                                                 s->n_rows, s->n_cols, tiles_x, s->update, (T *)carry, first, last);
+                                                 (const T *)s->e, (T *)s->vol, s->nx, s->ny, s->y0, s->y1, s->nz, s->z0,
+                                                 nzs, s->n_rows, s->n_cols, tiles_x, s->update, (T *)carry, first,
+                                                 last);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
@@ -511,7 +560,7 @@ int gather_pixels(const part *s, const int *views, int n, int local, void *carry
 const dbtr__gpu_kernels kernels = {
     DBTR_P_PREC,     sizeof(T),     sizeof(R),  sizeof(VIEW), sizeof(FOOT), sizeof(CROSS), sizeof(SLOTW),
     sizeof(GROUPW), view_of,      foot_of,    fill,         make_rays,    sep_views,     sep_rest,
-    forward,       back_terms,    reduce_fit, gather_sep,   gather_pixels};
+    sep_bands,     forward,       back_terms, reduce_fit,   gather_sep,   gather_pixels};
 
 }  // namespace
 

@@ -47,6 +47,9 @@ typedef struct {
   void *user;
 } dbtr_subset_watch;
 
+/* The room for a backend's memory line (dbtr_backend.memory), its end included. */
+#define DBTR_MEMORY_LINE 512
+
 typedef struct dbtr_backend dbtr_backend;
 struct dbtr_backend {
   char name[64];            /* "cpu-float", "gpu:cpu-match", ... */
@@ -54,7 +57,7 @@ struct dbtr_backend {
   /* How a GPU backend fits the memory it may take, in words (kernels/gpu.h); "" on the CPU:
    * "GPU memory: 23.26 GiB needed, 16.00 GiB allowed (--gpu-memory): ray records made
    * again for 5 views at a time, 15.91 GiB used" */
-  char memory[224];
+  char memory[DBTR_MEMORY_LINE];
   dbtr_precision precision; /* the element type T of every buffer below */
   /* Takes the data, y (n_proj elements of T: counts or line integrals) and i0 (n_proj of T,
    * NULL for emission), and starts the volume with every voxel fill rounded to T, made by

@@ -198,7 +198,7 @@ static void CF(forward_views)(const CF(tables) * t, const size_t *views, size_t 
     else
       for (int c = 0; c < t->n_cols; c++) {
         size_t p = base + (size_t)c;
-        proj[p] = PF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, t->nx, t->ny, t->nz);
+        proj[p] = PF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, t->nx, t->ny, t->nz, (size_t)t->nx * (size_t)t->ny);
       }
   }
 }

@@ -348,10 +348,12 @@ static inline DBTR_HD void DBTR_FN(slices_crossed)(const R ray[4], int nx, int n
 }
 #endif
 
-/* Forward projection of one ray through a volume (nz, ny, nx). */
-static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz) {
+/* Forward projection of one ray through a volume (nz, ny, nx) whose slices lie `slice` elements
+ * apart: nx ny for a whole volume; on several GPUs, where a GPU holds a band of the rows of every
+ * slice, the band's size, vol then being where row 0 of slice 0 would lie. */
+static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz,
+                                             size_t slice) {
   R sum = DBTR_R_ZERO;
-  size_t slice = (size_t)nx * (size_t)ny;
 #if DBTR_MONOTONE_CROSS
   /* The slices crossing() accepts, found once (slices_crossed), and in them the split without the
    * tests: the same terms in the same order. */

@@ -184,7 +184,8 @@ static size_t SN(compare_cpu)(const SN(tables) * t, const dbtr_geom *g, const db
   if (!ndiff) CHECK_OK(dbtr_cpu_forward(cp, vol, proj));
   int nx = (int)t->nx, ny = (int)t->ny, nz = (int)t->nz, nr = (int)t->nr, nc = (int)t->nc;
   for (size_t p = 0; !ndiff && p < nproj; p++)
-    ndiff += (size_t)!SN(same)(proj[p], SF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, nx, ny, nz));
+    ndiff += (size_t)!SN(same)(proj[p],
+                               SF(forward_ray)(t->rays + 4 * p, t->lens[p], vol, nx, ny, nz, (size_t)nx * (size_t)ny));
   /* Both signs, as ML-EM's pixel terms take; the back projection folds len into its input as
    * dbtr_cpu_back does. */
   for (size_t p = 0; !ndiff && p < nproj; p++) {

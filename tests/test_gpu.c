@@ -280,6 +280,39 @@ DBTR_TEST(gpus_any_schedule) {
   }
 }
 
+/* How several GPUs share the memory (kernels/gpu_host.cu, "bands"), hologic on 4 parts of the
+ * one GPU: with separable views each part holds its bands' rows, less than one GPU holding the
+ * whole problem needs, and the memory line names that need as one GPU's own plan gives it; with
+ * a turned detector (the per-pixel gather) each part holds the whole problem, as the line says. */
+DBTR_TEST(gpus_split_memory) {
+  need_gpu();
+  for (int r = 0; r < 2; r++) {
+    test_mlem_problem p;
+    dbtr_backend *one = NULL, *four = NULL;
+    dbtr_gpu_memory m1, m4;
+    REQUIRE_OK(test_mlem_problem_open(&p, "hologic", r ? 7.0 : 0.0, 0, 3, 0));
+    REQUIRE_OK(dbtr_gpu_backend_create(&one, DBTR_MODE_FAST, &p.m.prob));
+    p.m.prob.gpus = 4;
+    p.m.prob.gpu_share = 1;
+    REQUIRE_OK(dbtr_gpu_backend_create(&four, DBTR_MODE_FAST, &p.m.prob));
+    REQUIRE_OK(dbtr_gpu_memory_of(one, &m1));
+    REQUIRE_OK(dbtr_gpu_memory_of(four, &m4));
+    printf("hologic%s on 4 parts: %s\n", r ? " turned" : "", four->memory);
+    if (!r) {
+      CHECK_EQ_U64(m4.one_gpu, m1.need);
+      CHECK(m4.need < m1.need);
+      CHECK_STR_CONTAINS(four->memory, "bands of detector and voxel rows");
+    } else {
+      CHECK_EQ_U64(m4.one_gpu, 0);
+      CHECK_EQ_U64(m4.need, m1.need);
+      CHECK_STR_CONTAINS(four->memory, "whole problem");
+    }
+    dbtr_backend_destroy(&one);
+    dbtr_backend_destroy(&four);
+    test_mlem_problem_close(&p);
+  }
+}
+
 /* Which gather each problem gets: the separable one for every preset's (axis-aligned)
  * detector, in every mode, and the per-pixel one for a turned detector; so the match tests
  * above cover both. */
@@ -460,5 +493,5 @@ DBTR_TEST(referee_gpu_equals_cpu) {
 }
 
 DBTR_TEST_MAIN(match_tiny, match_hologic, match_siemens, match_ge, match_thesis, match_rotated_detector, other_modes_close,
-               batched_same_bits, gpus_same_bits, gpus_any_schedule, projector_paths, out_of_memory_message, dd_match,
-               referee_gpu_equals_cpu)
+               batched_same_bits, gpus_same_bits, gpus_any_schedule, gpus_split_memory, projector_paths,
+               out_of_memory_message, dd_match, referee_gpu_equals_cpu)

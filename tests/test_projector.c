@@ -269,7 +269,8 @@ DBTR_TEST(floor_int_all_floats) {
       bad += in != (k >= k0 && k < k1);                                                              \
       if (in) sum = t_forward_add_##sfx(sum, vol + (size_t)k * (size_t)nx * (size_t)ny, ix, iy, wx, wy, nx, ny); \
     }                                                                                                \
-    T want = t_forward_end_##sfx(sum, (T)1.5), got = t_forward_ray_##sfx(ray, (T)1.5, vol, nx, ny, nz); \
+    T want = t_forward_end_##sfx(sum, (T)1.5);                                                       \
+    T got = t_forward_ray_##sfx(ray, (T)1.5, vol, nx, ny, nz, (size_t)nx * (size_t)ny);             \
     bad += memcmp(&want, &got, sizeof want) != 0;                                                    \
     return bad;                                                                                      \
   }
