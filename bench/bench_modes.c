@@ -187,7 +187,7 @@ static void second_run(const dbtr_mlem *m, dbtr_mode mode, const dbtr_problem *p
     /* What the iteration takes beyond a perfect split of one GPU's time, against what the
      * exchange takes alone. At most that excess is the exchange's, so at least the rest of the
      * exchange was hidden behind compute; an excess larger than the whole exchange is not the
-     * exchange's (the launches of smaller pieces, uneven shares). */
+     * exchange's (uneven shares, smaller launches). */
     double exposed = t2.iteration_ms - tm->iteration_ms / mem.gpus;
     printf("    exchange alone %.2f ms an iteration; the iteration %.2f ms beyond 1/%d of one GPU's: ", t2.exchange_ms,
            exposed, mem.gpus);

@@ -20,9 +20,8 @@
  * (separable views; the section "bands" below). The pixel terms a part computes go to the parts
  * whose voxels read them, the block partial sums of the data fit to the first part, into the
  * places one launch would have given them; the voxel rows a part updates go to the parts whose
- * rays read them. Each part sends on a stream of its own, piece by piece, while it computes the
- * next piece, and no part waits for the host (the section "several GPUs" below). Every sum keeps
- * its one-GPU order. */
+ * rays read them, each part on streams of its own, and no part waits for the host (the section
+ * "several GPUs" below). Every sum keeps its one-GPU order. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>
@@ -68,7 +67,6 @@ static void part_free(part *s) {
     }
     if (s->sent[d]) cudaEventDestroy(s->sent[d]);
   }
-  if (s->computed) cudaEventDestroy(s->computed);
   if (s->done) cudaEventDestroy(s->done);
   dbtr__gpu_arena_free(&s->arena);
   free(s->subset_start);
@@ -109,27 +107,13 @@ static void share(int n, int d, int parts, int *p0, int *p1) {
   *p1 = (int)((long long)n * (d + 1) / parts);
 }
 
-/* The end of the piece from q0 of n items (a part's detector rows or slices, on several GPUs),
- * each item `per` rays or voxels: half of what is left, so that each piece's sends overlap the
- * next piece's compute (which takes longer than they do: docs/performance.md) and the last
- * piece, whose sends nothing hides, is small; each piece but the last at least `least` rays or
- * voxels, below which a launch leaves the GPU partly idle. Measured on 4 H200s
- * (docs/performance.md): halving the forward projection's rows made thesis and siemens faster
- * than whole views; halving the gather's slices to single slices made siemens' faster than 4
- * equal pieces and thesis' (2.8 M voxels a slice) slower, and thesis' iteration was fastest
- * with pieces of at least 8 M voxels. */
-enum { DBTR__PIECE_RAYS = 1 << 21, DBTR__PIECE_VOXELS = 1 << 23 };
-static int piece_end(int q0, int n, size_t per, size_t least) {
-  size_t min = (least + per - 1) / per, half = (size_t)(n - q0 + 1) / 2;
-  size_t len = half > min ? half : min;
-  return len >= (size_t)(n - q0) ? n : q0 + (int)len;
-}
-
 /* ---- several GPUs ----
  * Every part queues its work without the host waiting: its compute on its device's default
- * stream, piece by piece; after each piece, on its send streams (non-blocking, so beside the
- * next piece's kernels; one to each other part, so that the copies to the parts run at once),
- * the piece's results to the parts that read them. At the end of a phase every part's default
+ * stream; after it, on its send streams (non-blocking; one to each other part, so that the copies
+ * to the parts run at once), its results to the parts that read them. Only halos cross (the
+ * section "bands"), a few per cent of a phase's compute, not worth splitting the compute into
+ * pieces whose sends overlap the next piece's: on 4 H200s one launch a part was faster than
+ * pieces of halving size (docs/performance.md). At the end of a phase every part's default
  * stream waits for every other part's sends, and the next phase starts from there: the forward
  * projection of the next subset reads the voxel rows its rays reach, the gather the pixel terms
  * its voxels' footprints cover. No buffer is written while it is read: a part sends the pixel
@@ -169,8 +153,8 @@ static int send_runs(part *s, int d, int d2, char *dst, size_t dpitch, const cha
   return 0;
 }
 
-/* Part d's voxel rows (its band) of slices [z0, z1) to every other part that holds some of them. */
-static int send_voxels(part *s, int d, int z0, int z1) {
+/* Part d's voxel rows (its band) of every slice to every other part that holds some of them. */
+static int send_voxels(part *s, int d) {
   part *p = s->parts[d];
   size_t row = (size_t)s->nx * s->k->t_size, ps = (size_t)(p->vhi - p->vlo) * row;
   int rc = 0;
@@ -179,8 +163,8 @@ static int send_voxels(part *s, int d, int z0, int z1) {
     int a = p->y0 > q->vlo ? p->y0 : q->vlo, b = p->y1 < q->vhi ? p->y1 : q->vhi;
     if (d2 == d || a >= b) continue;
     size_t qs = (size_t)(q->vhi - q->vlo) * row;
-    rc = send_runs(s, d, d2, q->vol + (size_t)z0 * qs + (size_t)(a - q->vlo) * row, qs,
-                   p->vol + (size_t)z0 * ps + (size_t)(a - p->vlo) * row, ps, (size_t)(b - a) * row, (size_t)(z1 - z0));
+    rc = send_runs(s, d, d2, q->vol + (size_t)(a - q->vlo) * row, qs, p->vol + (size_t)(a - p->vlo) * row, ps,
+                   (size_t)(b - a) * row, (size_t)s->nz);
   }
   return rc;
 }
@@ -236,10 +220,10 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
 
 /* The forward projection of a list of n views with the data fit, into the first part's fit.
  * On several GPUs each part projects its band of detector rows of every view (an equal share,
- * where whole views would leave one part a view more), in pieces, each piece's pixel terms sent
- * to the other parts whose voxels read them and its partial sums to the first part,
- * into the places one launch over the list would have given them, for the first part to
- * reduce: the same sums in the same order as on one GPU. Batched, each ray's record is made
+ * where whole views would leave one part a view more), its pixel terms sent to the other parts
+ * whose voxels read them and its partial sums to the first part, into the places one launch over
+ * the list would have given them, for the first part to reduce: the same sums in the same order
+ * as on one GPU. Batched, each ray's record is made
  * where it is used rather than a batch's records before a launch of their own: one launch keeps
  * the blocks of a detector stretch, whose views read the same slices, side by side in L2
  * (kernels/layout.h). */
@@ -249,40 +233,28 @@ static int forward(part *s, int all, size_t off, int n) {
     rc = s->k->forward(s, list_of(s, all, off), n, 0, s->n_rows, batched(s), 1);
     return rc ? rc : s->k->reduce_fit(s, n);
   }
-  int np = s->n_parts;
-  size_t row = (size_t)n * (size_t)s->n_cols;
-  for (int d = 0; d < np && !rc; d++) {
+  for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
-    if ((rc = use(p))) break;
-    for (int q0 = p->r0, q1; q0 < p->r1 && !rc; q0 = q1) {
-      q1 = p->r0 + piece_end(q0 - p->r0, p->r1 - p->r0, row, DBTR__PIECE_RAYS);
-      rc = p->k->forward(p, list_of(p, all, off), n, q0, q1, batched(p), 1);
-      if (!rc) rc = send_after_compute(p, np, p->computed);
-      if (!rc) rc = send_forward(s, d, all, off, n, q0, q1);
-    }
+    if ((rc = use(p)) || p->r1 == p->r0) continue;
+    rc = p->k->forward(p, list_of(p, all, off), n, p->r0, p->r1, batched(p), 1);
+    if (!rc) rc = send_after_compute(p, s->n_parts, p->done);
+    if (!rc) rc = send_forward(s, d, all, off, n, p->r0, p->r1);
   }
   if (rc || (rc = phase_end(s))) return rc;
   return s->k->reduce_fit(s, n);
 }
 
 /* The gather with the update over a list of n views. On several GPUs each part updates its
- * band of voxel rows, in pieces of slices, each piece's rows sent to the other parts whose rays
- * read them. */
+ * band of voxel rows, sent to the other parts whose rays read them. */
 static int gather(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) return launch_gather(s, list_of(s, all, off), n);
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
-    if ((rc = use(p))) break;
-    for (int z0 = 0, z1; z0 < s->nz && p->y1 > p->y0 && !rc; z0 = z1) {
-      z1 = piece_end(z0, s->nz, (size_t)s->nx * (size_t)(p->y1 - p->y0), DBTR__PIECE_VOXELS);
-      part piece = *p; /* the part with its slices narrowed to the piece */
-      piece.z0 = z0;
-      piece.z1 = z1;
-      rc = launch_gather(&piece, list_of(p, all, off), n);
-      if (!rc) rc = send_after_compute(p, s->n_parts, p->computed);
-      if (!rc) rc = send_voxels(s, d, z0, z1);
-    }
+    if ((rc = use(p)) || p->y1 == p->y0) continue;
+    rc = launch_gather(p, list_of(p, all, off), n);
+    if (!rc) rc = send_after_compute(p, s->n_parts, p->done);
+    if (!rc) rc = send_voxels(s, d);
   }
   return rc ? rc : phase_end(s);
 }
@@ -742,7 +714,6 @@ static int part_new(part **out, const dbtr_problem *prob, int d, int np, int dev
   s->nx = (int)grid->nx;
   s->ny = (int)grid->ny;
   s->nz = (int)grid->nz;
-  s->z1 = s->nz;
   s->n_rows = (int)g->n_rows;
   s->n_cols = (int)g->n_cols;
   s->col_tiles = DBTR_TILES(s->n_cols, DBTR_BLOCK);
@@ -792,7 +763,6 @@ static int link_parts(part *s, const dbtr_problem *prob) {
     /* Each made is non-NULL, for part_free to destroy; a failed one stays NULL. */
     const unsigned flags = cudaEventDisableTiming;
     cudaError_t e = cudaEventCreateWithFlags(&p->done, flags);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&p->computed, flags);
     for (int d2 = 0; d2 < np && e == cudaSuccess; d2++)
       if (d2 != d && (e = cudaStreamCreateWithFlags(&p->send[d2], cudaStreamNonBlocking)) == cudaSuccess)
         e = cudaEventCreateWithFlags(&p->sent[d2], flags);
@@ -856,7 +826,7 @@ static int exchange(part *s) {
   for (int d = 0; d < s->n_parts && !rc; d++) {
     part *p = s->parts[d];
     if (!(rc = use(p)) && p->r1 > p->r0) rc = send_forward(s, d, 1, 0, n, p->r0, p->r1);
-    if (!rc && p->y1 > p->y0) rc = send_voxels(s, d, 0, s->nz);
+    if (!rc && p->y1 > p->y0) rc = send_voxels(s, d);
   }
   return rc ? rc : phase_end(s);
 }

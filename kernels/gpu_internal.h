@@ -77,7 +77,6 @@ struct dbtr__gpu_part {
   dbtr__gpu_common common;
   const dbtr__gpu_kernels *k; /* the mode's kernels and element sizes */
   int dev;          /* the CUDA device it runs on */
-  int z0, z1;       /* the slices a gather launch updates: all, or a piece of them */
   int r0, r1;       /* the detector rows it projects forward: all, or its band */
   int y0, y1;       /* the voxel rows its gathers update: all, or its band */
   int plo, phi;     /* the detector rows of every view y, i0, proj and (unbatched) rays and lens hold */
@@ -90,12 +89,11 @@ struct dbtr__gpu_part {
   size_t max_pitch; /* the first part, on several GPUs: the largest pitch of a 2-D copy */
   /* On several GPUs: a stream for its sends to each other part (non-blocking: they run beside
    * the kernels of the device's default stream, and beside each other, on the device's several
-   * copy engines), an event after each piece of its compute and one after all of it (on the
-   * default stream; a stream's wait takes the event as it stands, so one serves every piece),
-   * and one after its sends to each part in a phase (on that part's stream). NULL where not
-   * made. */
+   * copy engines), an event after its compute (on the default stream; a stream's wait takes the
+   * event as it stands, so one serves every phase), and one after its sends to each part in a
+   * phase (on that part's stream). NULL where not made. */
   cudaStream_t send[DBTR_GPUS_MAX];
-  cudaEvent_t computed, done, sent[DBTR_GPUS_MAX];
+  cudaEvent_t done, sent[DBTR_GPUS_MAX];
   int nx, ny, nz, n_rows, n_cols;
   int col_tiles; /* k_forward's blocks per detector row */
   size_t n_views, npix, nproj, nvox, n_partial;
@@ -162,9 +160,9 @@ struct dbtr__gpu_kernels {
   int (*back_terms)(const dbtr__gpu_part *s, const void *proj, size_t k0, size_t n, int local);
   /* The data fit of a forward projection of n views: the partial sums in one fixed order. */
   int (*reduce_fit)(const dbtr__gpu_part *s, int n);
-  /* The separable gather with the update over views[0 .. n), slices z0 .. z1 of rows y0 .. y1. */
+  /* The separable gather with the update over views[0 .. n), voxel rows y0 .. y1 of every slice. */
   int (*gather_sep)(const dbtr__gpu_part *s, const int *views, int n);
-  /* The per-pixel gather over views[0 .. n), slices z0 .. z1 of rows y0 .. y1 (every buffer
+  /* The per-pixel gather over views[0 .. n), voxel rows y0 .. y1 of every slice (every buffer
    * whole): the records of view views[i]
    * (local 0) or of slot i (local 1); with carry, the sums start from it unless first and go
    * back to it unless last, and only the last batch updates the voxels. */

@@ -226,14 +226,13 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
  * slice, a block DBTR_SEP_TILE_X columns by DBTR_GS_Y groups (kernels/layout.h); consecutive
  * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
  * and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are rows
- * [y0, y1) (y0 a multiple of DBTR_GROUP) of the nzs slices from z0 (of nz): all of them on
- * one GPU; on each of several its band of rows, in pieces of slices. vol holds the v_rows rows
+ * [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each of
+ * several its band of rows. vol holds the v_rows rows
  * of each slice from vlo, e the e_rows detector rows of each view from elo. */
 __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo,
-                             int v_rows, int nx, int y0, int y1, int nz, int z0, int nzs, int n_cols, int tiles_x,
-                             int update) {
-  int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
-  unsigned t = blockIdx.x / (unsigned)nzs;
+                             int v_rows, int nx, int y0, int y1, int nz, int n_cols, int tiles_x, int update) {
+  int z = (int)(blockIdx.x % (unsigned)nz);
+  unsigned t = blockIdx.x / (unsigned)nz;
   int x0 = (int)(t % (unsigned)tiles_x) * DBTR_SEP_TILE_X + (int)threadIdx.x;
   int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
   if (x0 >= nx || gi >= DBTR_N_GROUPS(y1)) return;
@@ -310,18 +309,17 @@ __device__ void gather_pixels(const R *rk, const T *ek, int x0, int y0, int z, i
     }
 }
 
-/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile, the nzs
- * from z0, over voxel rows [band_y0, band_y1) (band_y0 a multiple of DBTR_MICRO), as
- * k_gather_sep; but every buffer is whole (on several GPUs each holds the whole problem for this
- * gather). The ray records are view views[i]'s (local 0) or slot i's (local
- * 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
+/* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile, over voxel
+ * rows [band_y0, band_y1) (band_y0 a multiple of DBTR_MICRO), as k_gather_sep; but every buffer
+ * is whole (on several GPUs each holds the whole problem for this gather). The ray records are
+ * view views[i]'s (local 0) or slot i's (local 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
  * the sums start from carry unless first, and go back to it unless last; only the last batch
  * updates the voxel. */
 __global__ void k_gather(const int *views, int n, const FOOT *foot, const R *rays, int local, const T *e, T *vol, int nx,
-                         int ny, int band_y0, int band_y1, int nz, int z0, int nzs, int n_rows, int n_cols, int tiles_x,
-                         int update, T *carry, int first, int last) {
-  int z = z0 + (int)(blockIdx.x % (unsigned)nzs);
-  unsigned t = blockIdx.x / (unsigned)nzs;
+                         int ny, int band_y0, int band_y1, int nz, int n_rows, int n_cols, int tiles_x, int update,
+                         T *carry, int first, int last) {
+  int z = (int)(blockIdx.x % (unsigned)nz);
+  unsigned t = blockIdx.x / (unsigned)nz;
   int x0 = DBTR_MICRO * ((int)(t % (unsigned)tiles_x) * DBTR_GX + (int)threadIdx.x);
   int y0 = band_y0 + DBTR_MICRO * ((int)(t / (unsigned)tiles_x) * DBTR_GY + (int)threadIdx.y);
   if (x0 >= nx || y0 >= band_y1) return;
@@ -534,25 +532,22 @@ int reduce_fit(const part *s, int n) {
 }
 
 int gather_sep(const part *s, const int *views, int n) {
-  int nzs = s->z1 - s->z0;
   int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X);
   int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_GS_Y);
-  unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
+  unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
   k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(
       views, n, sep_of(&s->sep), (const T *)s->e, s->elo, s->ehi - s->elo, (T *)s->vol, s->vlo, s->vhi - s->vlo, s->nx,
-      s->y0, s->y1, s->nz, s->z0, nzs, s->n_cols, tiles_x, s->update);
+      s->y0, s->y1, s->nz, s->n_cols, tiles_x, s->update);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
 
 int gather_pixels(const part *s, const int *views, int n, int local, void *carry, int first, int last) {
-  int nzs = s->z1 - s->z0;
   int tiles_x = DBTR_TILES(s->nx, DBTR_TILE_X), tiles_y = DBTR_TILES(s->y1 - s->y0, DBTR_TILE_Y);
-  unsigned blocks = (unsigned)nzs * (unsigned)tiles_x * (unsigned)tiles_y;
+  unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
   k_gather<<<blocks, dim3(DBTR_GX, DBTR_GY, 1)>>>(views, n, (const FOOT *)s->foot, (const R *)s->rays, local,
-                                                 (const T *)s->e, (T *)s->vol, s->nx, s->ny, s->y0, s->y1, s->nz, s->z0,
-                                                 nzs, s->n_rows, s->n_cols, tiles_x, s->update, (T *)carry, first,
-                                                 last);
+                                                 (const T *)s->e, (T *)s->vol, s->nx, s->ny, s->y0, s->y1, s->nz,
+                                                 s->n_rows, s->n_cols, tiles_x, s->update, (T *)carry, first, last);
   DBTR_CUDA_LAUNCHED();
   return 0;
 }
