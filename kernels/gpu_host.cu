@@ -131,6 +131,20 @@ static int send_after_compute(part *p, int n, cudaEvent_t ev) {
   return 0;
 }
 
+/* The 2-D copy of `height` runs of `width` bytes, `spitch` apart from src on device sdev, to
+ * `dpitch` apart from dst on device ddev. */
+static cudaMemcpy3DPeerParms runs_copy(char *dst, int ddev, size_t dpitch, const char *src, int sdev, size_t spitch,
+                                       size_t width, size_t height) {
+  cudaMemcpy3DPeerParms c;
+  memset(&c, 0, sizeof c);
+  c.srcPtr = make_cudaPitchedPtr((void *)src, spitch, width, height);
+  c.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, height);
+  c.srcDevice = sdev;
+  c.dstDevice = ddev;
+  c.extent = make_cudaExtent(width, height, 1);
+  return c;
+}
+
 /* `height` runs of `width` bytes, `spitch` apart from src in part d's memory, to `dpitch` apart
  * from dst in part d2's, on d's stream to d2: one 2-D copy where the pitches allow (both at most
  * cudaDevAttrMaxPitch), else a copy a run. */
@@ -138,13 +152,7 @@ static int send_runs(part *s, int d, int d2, char *dst, size_t dpitch, const cha
                      size_t height) {
   part *p = s->parts[d], *q = s->parts[d2];
   if (height > 1 && spitch <= s->max_pitch && dpitch <= s->max_pitch) {
-    cudaMemcpy3DPeerParms c;
-    memset(&c, 0, sizeof c);
-    c.srcPtr = make_cudaPitchedPtr((void *)src, spitch, width, height);
-    c.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, height);
-    c.srcDevice = p->dev;
-    c.dstDevice = q->dev;
-    c.extent = make_cudaExtent(width, height, 1);
+    cudaMemcpy3DPeerParms c = runs_copy(dst, q->dev, dpitch, src, p->dev, spitch, width, height);
     DBTR_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, p->send[d2]));
     return 0;
   }
@@ -168,6 +176,7 @@ static int send_voxels(part *s, int d) {
   }
   return rc;
 }
+
 /* The end of a phase: each part's sends to each other part recorded after all of its compute
  * (so that they mark it too, even where it sent nothing), and every part's default stream waits
  * for what every other part sent it; the first part's device is left current. */
@@ -223,10 +232,9 @@ static int send_forward(part *s, int d, int all, size_t off, int n, int r0, int 
  * where whole views would leave one part a view more), its pixel terms sent to the other parts
  * whose voxels read them and its partial sums to the first part, into the places one launch over
  * the list would have given them, for the first part to reduce: the same sums in the same order
- * as on one GPU. Batched, each ray's record is made
- * where it is used rather than a batch's records before a launch of their own: one launch keeps
- * the blocks of a detector stretch, whose views read the same slices, side by side in L2
- * (kernels/layout.h). */
+ * as on one GPU. Batched, each ray's record is made where it is used rather than a batch's
+ * records before a launch of their own: one launch keeps the blocks of a detector stretch, whose
+ * views read the same slices, side by side in L2 (kernels/layout.h). */
 static int forward(part *s, int all, size_t off, int n) {
   int rc = 0;
   if (s->n_parts == 1) {
@@ -305,6 +313,7 @@ static int load_parts(part *s, const void *y, const void *i0, const dbtr_device_
 static int load(dbtr_backend *b, const void *y, const void *i0, double fill) {
   return load_parts((part *)b->impl, y, i0, NULL, DBTR_I0_FULL, DBTR_DATA_LINES, fill);
 }
+
 /* A backend this file made for ML-EM (not a projector's), or DBTR_EINVAL naming what. */
 static int ml_backend(const dbtr_backend *b, const char *what, part **out) {
   if (!b || strncmp(b->name, "gpu:", 4) != 0 || ((part *)b->impl)->projector)
@@ -334,21 +343,14 @@ static int copy_bands_out(part *s, char *vol, int device) {
     int rc = use(p);
     if (rc) return rc;
     if (p->y1 == p->y0) continue;
-    size_t ps = (size_t)(p->vhi - p->vlo) * row;
+    size_t ps = (size_t)(p->vhi - p->vlo) * row, width = (size_t)(p->y1 - p->y0) * row;
     const char *from = p->vol + (size_t)(p->y0 - p->vlo) * row;
     char *to = vol + (size_t)p->y0 * row;
     if (!device) {
-      DBTR_CUDA_TRY(cudaMemcpy2D(to, (size_t)s->ny * row, from, ps, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz,
-                                 cudaMemcpyDeviceToHost));
+      DBTR_CUDA_TRY(cudaMemcpy2D(to, (size_t)s->ny * row, from, ps, width, (size_t)s->nz, cudaMemcpyDeviceToHost));
       continue;
     }
-    cudaMemcpy3DPeerParms c;
-    memset(&c, 0, sizeof c);
-    c.srcPtr = make_cudaPitchedPtr((void *)from, ps, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz);
-    c.dstPtr = make_cudaPitchedPtr(to, (size_t)s->ny * row, (size_t)(p->y1 - p->y0) * row, (size_t)s->nz);
-    c.srcDevice = p->dev;
-    c.dstDevice = s->dev;
-    c.extent = make_cudaExtent((size_t)(p->y1 - p->y0) * row, (size_t)s->nz, 1);
+    cudaMemcpy3DPeerParms c = runs_copy(to, s->dev, (size_t)s->ny * row, from, p->dev, ps, width, (size_t)s->nz);
     DBTR_CUDA_TRY(cudaMemcpy3DPeer(&c));
   }
   return use(s);
@@ -625,9 +627,8 @@ static int check_launch_sizes(const part *s) {
 /* ---- bands ----
  * On several GPUs part d of np projects forward an equal share [r0, r1) of the detector rows of
  * every view and gathers a share [y0, y1) of the voxel rows of every slice, in whole groups of
- * DBTR__BAND_ROWS rows. Where the views can be
- * separable, the part holds only the rows this work reads (split): y, i0, proj and the ray
- * records of its detector rows; of vol, its voxel rows and those its rays sample; of e, its
+ * DBTR__BAND_ROWS rows. Where the views can be separable, the part holds only the rows this work
+ * reads (split): y, i0, proj and the ray records of its detector rows; of vol, its voxel rows and those its rays sample; of e, its
  * detector rows and those its voxels' footprints cover. A DBT volume is thin and its rays cross
  * it at bounded angles, so beyond its own rows a part holds a halo of a fraction of a band
  * (docs/performance.md, "Several GPUs"), and only halos cross the link. The rows come from the

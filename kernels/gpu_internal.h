@@ -148,11 +148,10 @@ struct dbtr__gpu_kernels {
    * forward projection or gather reads is not one it holds (k_sep_bands). */
   int (*sep_bands)(const dbtr__gpu_part *s);
   /* The forward projection of detector rows [r0, r1) (held by y, i0, proj, e and, unbatched,
-   * rays and lens) of a device list of n views into proj;
-   * with terms, the pixel terms too, and its blocks' partial sums of the data fit where one
-   * launch over every row would write them (without, a plain projection: y, i0, e and partial
-   * are not touched); with setup, each ray's record made where it is used (batched), else read
-   * from rays and lens. */
+   * rays and lens) of a device list of n views into proj; with terms, the pixel terms too, and
+   * its blocks' partial sums of the data fit where one launch over every row would write them
+   * (without, a plain projection: y, i0, e and partial are not touched); with setup, each ray's
+   * record made where it is used (batched), else read from rays and lens. */
   int (*forward)(const dbtr__gpu_part *s, const int *views, int n, int r0, int r1, int setup, int terms);
   /* The back projector's input of views k0 .. k0 + n of the plain projections proj (n_proj of
    * T, on the device) into e, with the path lengths of slots 0 .. n (local: made for these views
@@ -163,9 +162,9 @@ struct dbtr__gpu_kernels {
   /* The separable gather with the update over views[0 .. n), voxel rows y0 .. y1 of every slice. */
   int (*gather_sep)(const dbtr__gpu_part *s, const int *views, int n);
   /* The per-pixel gather over views[0 .. n), voxel rows y0 .. y1 of every slice (every buffer
-   * whole): the records of view views[i]
-   * (local 0) or of slot i (local 1); with carry, the sums start from it unless first and go
-   * back to it unless last, and only the last batch updates the voxels. */
+   * whole): the records of view views[i] (local 0) or of slot i (local 1); with carry, the sums
+   * start from it unless first and go back to it unless last, and only the last batch updates
+   * the voxels. */
   int (*gather_pixels)(const dbtr__gpu_part *s, const int *views, int n, int local, void *carry, int first, int last);
 };
 

@@ -151,10 +151,9 @@ __device__ void block_sum_store(double v, double *out) {
  * hold rows of every view (one GPU: all of them; several: kernels/gpu_host.cu, "bands"): rays,
  * lens, y, i0 and proj the p_rows from plo, e the e_rows from elo; vol holds the rows of each
  * slice that the band's rays reach, `slice` elements a slice, and points where row 0 of slice
- * 0 would lie. (Separable
- * views could take their crossings from the tables too; measured, that was slower, even with
- * the float modes' crossings in double, whether both axes or only the row's were looked up:
- * the loads wait where the arithmetic does not. docs/performance.md)
+ * 0 would lie. (Separable views could take their crossings from the tables too; measured, that
+ * was slower, even with the float modes' crossings in double, whether both axes or only the
+ * row's were looked up: the loads wait where the arithmetic does not. docs/performance.md)
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
@@ -227,8 +226,8 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
  * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
  * and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are rows
  * [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each of
- * several its band of rows. vol holds the v_rows rows
- * of each slice from vlo, e the e_rows detector rows of each view from elo. */
+ * several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
+ * detector rows of each view from elo. */
 __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo,
                              int v_rows, int nx, int y0, int y1, int nz, int n_cols, int tiles_x, int update) {
   int z = (int)(blockIdx.x % (unsigned)nz);
@@ -312,9 +311,9 @@ __device__ void gather_pixels(const R *rk, const T *ek, int x0, int y0, int z, i
 /* Blocks of DBTR_GX x DBTR_GY threads; consecutive blocks are the slices of one tile, over voxel
  * rows [band_y0, band_y1) (band_y0 a multiple of DBTR_MICRO), as k_gather_sep; but every buffer
  * is whole (on several GPUs each holds the whole problem for this gather). The ray records are
- * view views[i]'s (local 0) or slot i's (local 1). With carry (2 n_vox: the sums a1, then a2), the views are one batch of a longer list:
- * the sums start from carry unless first, and go back to it unless last; only the last batch
- * updates the voxel. */
+ * view views[i]'s (local 0) or slot i's (local 1). With carry (2 n_vox: the sums a1, then a2),
+ * the views are one batch of a longer list: the sums start from carry unless first, and go back
+ * to it unless last; only the last batch updates the voxel. */
 __global__ void k_gather(const int *views, int n, const FOOT *foot, const R *rays, int local, const T *e, T *vol, int nx,
                          int ny, int band_y0, int band_y1, int nz, int n_rows, int n_cols, int tiles_x, int update,
                          T *carry, int first, int last) {
