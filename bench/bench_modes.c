@@ -120,11 +120,19 @@ typedef struct {
 static floor_count count_floor(const geometry_means *m, const problem_size *ps, int separable, double e) {
   double samples = ps->np * ps->nz, inside = m->inside * samples;
   floor_count f;
-  /* Forward, per ray and slice: the crossing (2 FMA, 4 compares, 2 subtractions; 2 floors
-   * and 2 conversions to int) and, inside the grid, the bilinear sample (2 subtractions, 4
-   * weight products, 1 product and 3 FMA for the sum, 1 addition). */
-  f.ops = samples * 8.0 + inside * 11.0;
-  f.cvt = samples * 4.0;
+  /* Forward, per ray and slice. Per ray: the crossing (2 FMA, 4 compares, 2 subtractions; 2
+   * floors and 2 conversions to int) and, inside the grid, the bilinear sample (2
+   * subtractions, 4 weight products, 1 product and 3 FMA for the sum, 1 addition). Separable:
+   * the crossing looked up, its lower weights made once a column (1 subtraction, shared by a
+   * thread's 4 rows) and once a row; inside the grid, the sample without them, and float's
+   * widening of it to its sum's double (a conversion). */
+  if (separable) {
+    f.ops = samples / 4.0 + inside * 9.0;
+    f.cvt = inside;
+  } else {
+    f.ops = samples * 8.0 + inside * 11.0;
+    f.cvt = samples * 4.0;
+  }
   /* Back, per voxel and view: a product and a zero test per candidate pixel, and 2 FMA per
    * nonzero weight (4 per crossing inside the grid). The per-pixel gather also computes, once
    * per 2 x 2 voxel tile, the crossing of each pixel of the tile's union box. */

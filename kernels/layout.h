@@ -33,7 +33,11 @@
  * at most 3 rows, consecutive voxel rows are less than 1.5 pixels apart, so the last of four
  * starts at most 5 rows after the first: at most 8 rows. The second column per thread, with 3
  * slots instead of 4 (DBTR_SLOTS), took the back projection from 6.84 to 5.74 ms. A block is
- * DBTR_GS_X x DBTR_GS_Y threads: one warp along x. */
+ * DBTR_GS_X x DBTR_GS_Y threads: one warp along x.
+ *
+ * The separable forward projection (k_forward_sep): a thread takes one detector column and
+ * a few consecutive rows of one view (per precision: kernels/modes.h, MODE_FWD_ROWS), a block
+ * DBTR_BLOCK columns. */
 enum {
   DBTR_BLOCK = 256,
   DBTR_MICRO = 2,

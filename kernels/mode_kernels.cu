@@ -9,6 +9,8 @@
  *   k_rays       one thread per pixel of a list of views: the ray record and path length
  *   k_forward    one thread per pixel of a subset's views: A mu, then the pixel terms and the
  *                data-fit term (block partial sums in a fixed tree)
+ *   k_forward_sep the same for separable views, from the tables' crossings: one thread per
+ *                detector column and a few rows (kernels/modes.h, MODE_FWD_ROWS)
  *   k_reduce     one block: the partial sums in a fixed order
  *   k_gather_sep one thread per DBTR_XPAIR voxel columns and group of DBTR_GROUP voxel rows
  *                of a slice: the subset's back projection and the voxel update, for
@@ -20,7 +22,9 @@
  * The thread layout, the block shapes and the order of the blocks are kernels/layout.h's. */
 #define DBTR_HD __device__
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
+#include <string.h>
 
 #include "kernels/cuda_util.h"
 #include "kernels/gpu_internal.h"
@@ -130,16 +134,38 @@ __global__ void k_fill(T *v, size_t n, T value) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) v[i] = value;
 }
 
-/* Fixed-shape tree over one block's values: the same order on every run. */
-__device__ void block_sum_store(double v, double *out) {
-  __shared__ double s[DBTR_BLOCK];
-  s[threadIdx.x] = v;
+/* Fixed-shape trees over one block's values, M of them a thread (value m of every thread, a
+ * tree each): the same order on every run. The first m_out sums go to out[m step], m < m_out. */
+template <int M>
+__device__ void block_sums_store(const double v[M], double *out, size_t step, int m_out) {
+  __shared__ double s[M][DBTR_BLOCK];
+#pragma unroll
+  for (int m = 0; m < M; m++) s[m][threadIdx.x] = v[m];
   __syncthreads();
   for (unsigned w = DBTR_BLOCK / 2; w > 0; w >>= 1) {
-    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    if (threadIdx.x < w)
+#pragma unroll
+      for (int m = 0; m < M; m++) s[m][threadIdx.x] += s[m][threadIdx.x + w];
     __syncthreads();
   }
-  if (threadIdx.x == 0) *out = s[0];
+  if (threadIdx.x == 0)
+    for (int m = 0; m < m_out; m++) out[(size_t)m * step] = s[m][0];
+}
+
+__device__ void block_sum_store(double v, double *out) { block_sums_store<1>(&v, out, 0, 1); }
+
+/* A pixel's projection l (from its forward sum) written, with TERMS its pixel terms (e, pairs)
+ * and its term of the data fit returned: the end of both forward projections. */
+template <int TERMS>
+__device__ double pixel_end(T l, size_t p, size_t pe, T len, const T *y, const T *i0, int transmission, T *proj, T *e) {
+  proj[p] = l;
+  if constexpr (!TERMS) return 0.0; /* a plain projection: no pixel terms, no data fit */
+  if (transmission) {
+    T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * pe], &e[2 * pe + 1]);
+    return dbtr_fit_transmission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l), DBTR_P_TO_D(yhat));
+  }
+  g_emission_pixel(l, y[p], len, &e[2 * pe], &e[2 * pe + 1]);
+  return dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
 }
 
 /* One block per DBTR_BLOCK pixels of a detector row of one view; the n views of the same
@@ -151,9 +177,7 @@ __device__ void block_sum_store(double v, double *out) {
  * hold rows of every view (one GPU: all of them; several: kernels/gpu_host.cu, "bands"): rays,
  * lens, y, i0 and proj the p_rows from plo, e the e_rows from elo; vol holds the rows of each
  * slice that the band's rays reach, `slice` elements a slice, and points where row 0 of slice
- * 0 would lie. (Separable views could take their crossings from the tables too; measured, that
- * was slower, even with the float modes' crossings in double, whether both axes or only the
- * row's were looked up: the loads wait where the arithmetic does not. docs/performance.md)
+ * 0 would lie. Separable views take k_forward_sep instead (below); this one serves the rest.
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
@@ -180,19 +204,142 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
       MODE_LOAD_RAY(ray, rays + 4 * p);
       len = lens[p];
     }
-    T l = g_forward_ray(ray, len, vol, nx, ny, nz, slice);
-    proj[p] = l;
-    if constexpr (!TERMS) return; /* a plain projection: no pixel terms, no data fit */
-    if (transmission) {
-      T yhat = g_transmission_pixel(l, y[p], i0[p], len, &e[2 * pe], &e[2 * pe + 1]);
-      fit = dbtr_fit_transmission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l), DBTR_P_TO_D(yhat));
-    } else {
-      g_emission_pixel(l, y[p], len, &e[2 * pe], &e[2 * pe + 1]);
-      fit = dbtr_fit_emission(DBTR_P_TO_D(y[p]), DBTR_P_TO_D(l));
-    }
+    fit = pixel_end<TERMS>(g_forward_ray(ray, len, vol, nx, ny, nz, slice), p, pe, len, y, i0, transmission, proj, e);
   }
   if constexpr (TERMS) block_sum_store(fit, &partial[t * (unsigned)n + (unsigned)vi]);
 }
+
+#if MODE_FWD_ROWS
+/* A crossing of the tables, in one vector load where it is 8 or 16 bytes (float, double): it
+ * moves bits and computes nothing. */
+__device__ __forceinline__ CROSS load_cross(const CROSS *p) {
+  CROSS c;
+  if constexpr (sizeof(CROSS) == 8) {
+    uint2 v = __ldg((const uint2 *)p);
+    memcpy(&c, &v, sizeof c);
+  } else if constexpr (sizeof(CROSS) == 16) {
+    uint4 v = __ldg((const uint4 *)p);
+    memcpy(&c, &v, sizeof c);
+  } else {
+    c = *p;
+  }
+  return c;
+}
+
+/* One detector row's crossing of one slice, as k_forward_sep keeps it in shared memory: the
+ * offset iy nx of its lower voxel row, its axis weights (lower u, upper w), and flags f: 0
+ * where the crossing lies outside the grid's band (the slice gives the row no sample), else
+ * 1 | y_lo << 1 | y_hi << 2 (recon/proj_impl.h, corners). */
+struct row_cross {
+  int o, f;
+  T u, w;
+};
+enum { ROW_INSIDE = 7 };
+
+/* The forward projection of separable views (the tables' sep.on), from the crossings in the
+ * tables (recon/separable.h): the crossing of the ray of pixel (r, c) with slice z is column
+ * c's along x and row r's along y, the ones forward_ray computes from the pixel's record, bit
+ * for bit (the set-up checked it). A thread takes column c of MODE_FWD_ROWS rows from rb
+ * (kernels/modes.h), a block DBTR_BLOCK columns; the n views of the same stretch are
+ * consecutive blocks. The block first puts its rows' crossings of every slice in shared memory
+ * (row_cross, with their lower weights and flags); then for each slice a thread looks its
+ * column's crossing up once and samples the slice for each of its rows. Each ray gets
+ * forward_ray's terms in its order (slices upward, those outside the band left out, as the
+ * CPU's forward_sep does), each term from the same functions, so its bits are forward_ray's;
+ * where all four corners lie inside the grid (nearly every sample) the corner tests are left
+ * out, which changes no value read. The launch covers detector rows [r0, r1); the buffers are
+ * k_forward's, and each row's partial sum of the data fit goes where k_forward puts it (a tree
+ * over the same DBTR_BLOCK pixels). */
+template <int SETUP, int TERMS>
+__global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
+    k_forward_sep(const int *views, int n, int n_cols, int n_rows, int col_tiles, int r0, int r1, int plo,
+                  int p_rows, int elo, int e_rows, const CROSS *cx, const CROSS *cy, const T *lens, const T *vol,
+                  size_t slice, int nx, int ny, int nz, const T *y, const T *i0, int transmission, T *proj, T *e,
+                  double *partial, const VIEW *geom) {
+  extern __shared__ __align__(16) unsigned char fwd_shared[];
+  row_cross *rows = (row_cross *)fwd_shared; /* (nz, MODE_FWD_ROWS) */
+  int vi = (int)(blockIdx.x % (unsigned)n);
+  unsigned t = blockIdx.x / (unsigned)n;
+  int ct = (int)(t % (unsigned)col_tiles), rb = r0 + (int)(t / (unsigned)col_tiles) * MODE_FWD_ROWS;
+  int c = ct * DBTR_BLOCK + (int)threadIdx.x, m = r1 - rb < MODE_FWD_ROWS ? r1 - rb : MODE_FWD_ROWS;
+  size_t k = (size_t)views[vi];
+  const CROSS *cyk = cy + k * (size_t)nz * (size_t)n_rows, *cxk = cx + k * (size_t)nz * (size_t)n_cols;
+  for (int i = (int)threadIdx.x; i < MODE_FWD_ROWS * nz; i += DBTR_BLOCK) {
+    int z = i / MODE_FWD_ROWS, j = i % MODE_FWD_ROWS;
+    row_cross q;
+    q.o = q.f = 0;
+    q.u = q.w = DBTR_P_ZERO;
+    if (j < m) {
+      CROSS a = cyk[(size_t)z * (size_t)n_rows + (size_t)(rb + j)];
+      if (a.i != DBTR_CROSS_NONE) {
+        q.o = a.i * nx;
+        q.f = 1 | (a.i >= 0) << 1 | (a.i < ny - 1) << 2;
+        q.u = g_lower_weight(a.w);
+        q.w = a.w;
+      }
+    }
+    rows[i] = q;
+  }
+  __syncthreads();
+  R sum[MODE_FWD_ROWS];
+#pragma unroll
+  for (int j = 0; j < MODE_FWD_ROWS; j++) sum[j] = g_sum_zero();
+  if (c < n_cols) {
+    const T *s = vol; /* advanced a slice a step */
+    const CROSS *ca = cxk + c;
+    CROSS a = load_cross(ca), next = a;
+    for (int z = 0; z < nz; z++, s += slice, a = next) {
+      if (z + 1 < nz) next = load_cross(ca += n_cols); /* the next slice's, while this one's samples load */
+      if (a.i == DBTR_CROSS_NONE) continue;
+      row_cross q[MODE_FWD_ROWS];
+      int f = ROW_INSIDE;
+#pragma unroll
+      for (int j = 0; j < MODE_FWD_ROWS; j++) {
+        q[j] = rows[z * MODE_FWD_ROWS + j];
+        f &= q[j].f;
+      }
+      T ux = g_lower_weight(a.w);
+      int x_lo = a.i >= 0, x_hi = a.i < nx - 1;
+      if (x_lo && x_hi && f == ROW_INSIDE) { /* every corner of every row inside */
+#pragma unroll
+        for (int j = 0; j < MODE_FWD_ROWS; j++) {
+          T v[4];
+          g_corners(s + (q[j].o + a.i), nx, 1, 1, 1, 1, v); /* q.o + a.i: the lower corner, within the slice */
+          sum[j] = g_sample_add(sum[j], g_bilinear_mix(ux, q[j].u, a.w, q[j].w, v));
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < MODE_FWD_ROWS; j++) {
+          if (!q[j].f) continue;
+          T v[4];
+          g_corners(s + (q[j].o + a.i), nx, x_lo, x_hi, (q[j].f >> 1) & 1, q[j].f >> 2, v);
+          sum[j] = g_sample_add(sum[j], g_bilinear_mix(ux, q[j].u, a.w, q[j].w, v));
+        }
+      }
+    }
+  }
+  double fit[MODE_FWD_ROWS];
+#pragma unroll
+  for (int j = 0; j < MODE_FWD_ROWS; j++) {
+    fit[j] = 0.0;
+    if (c >= n_cols || j >= m) continue;
+    int r = rb + j;
+    size_t p = (k * (size_t)p_rows + (size_t)(r - plo)) * (size_t)n_cols + (size_t)c;
+    size_t pe = (k * (size_t)e_rows + (size_t)(r - elo)) * (size_t)n_cols + (size_t)c;
+    T len;
+    if constexpr (SETUP) {
+      R ray[4];
+      len = ray_of(&geom[k], r, c, ray);
+    } else {
+      len = lens[p];
+    }
+    fit[j] = pixel_end<TERMS>(g_forward_end(sum[j], len), p, pe, len, y, i0, transmission, proj, e);
+  }
+  size_t tn = (size_t)col_tiles * (size_t)n; /* the partial sums of a detector row */
+  if constexpr (TERMS)
+    block_sums_store<MODE_FWD_ROWS>(fit, &partial[(size_t)rb * tn + (size_t)ct * (size_t)n + (size_t)vi], tn, m);
+}
+#endif
 
 /* The back projector's input (g_back_pixel) of views k0 .. k0 + n of the plain projections
  * proj, as the gathers' pairs in e (the second term 0, which the update DBTR_UPDATE_BACK
@@ -491,16 +638,43 @@ int sep_bands(const part *s) {
   return 0;
 }
 
-/* One launch of k_forward's instance <SETUP, TERMS> over detector rows [r0, r1) of a list of n views. */
+/* The shared memory k_forward_sep takes for part s, or 0 where it does not serve: in double
+ * (kernels/modes.h); where its rows' crossings of every slice are more than a block may take
+ * beside its static part without asking (48 KiB); or where a slice's offsets do not fit an int.
+ * Then k_forward runs. */
+size_t forward_sep_shared(const part *s) {
+#if MODE_FWD_ROWS
+  size_t bytes = (size_t)MODE_FWD_ROWS * (size_t)s->nz * sizeof(row_cross);
+  if (!s->sep.on || (size_t)s->nx * ((size_t)s->ny + 1) > (size_t)INT_MAX) return 0;
+  return bytes + (size_t)MODE_FWD_ROWS * DBTR_BLOCK * sizeof(double) <= 48 * 1024 ? bytes : 0;
+#else
+  (void)s;
+  return 0;
+#endif
+}
+
+/* One launch of the forward projection's instance <SETUP, TERMS> over detector rows [r0, r1) of
+ * a list of n views: k_forward_sep where the tables serve, else k_forward. */
 template <int SETUP, int TERMS>
 void launch_forward(const part *s, const int *views, int n, int r0, int r1) {
-  unsigned blocks = (unsigned)n * (unsigned)(r1 - r0) * (unsigned)s->col_tiles;
-  /* Where row 0 of slice 0 would lie: the kernel reads only rows from vlo (k_sep_bands). */
+  /* Where row 0 of slice 0 would lie: the kernels read only rows from vlo (k_sep_bands). */
   const T *vol = (const T *)s->vol - (ptrdiff_t)s->vlo * (ptrdiff_t)s->nx;
+  size_t slice = (size_t)(s->vhi - s->vlo) * (size_t)s->nx, shared = forward_sep_shared(s);
+  const T *lens = SETUP ? NULL : (const T *)s->lens;
+#if MODE_FWD_ROWS
+  if (shared) {
+    unsigned blocks = (unsigned)n * (unsigned)DBTR_TILES(r1 - r0, MODE_FWD_ROWS) * (unsigned)s->col_tiles;
+    k_forward_sep<SETUP, TERMS><<<blocks, DBTR_BLOCK, shared>>>(
+        views, n, s->n_cols, s->n_rows, s->col_tiles, r0, r1, s->plo, s->phi - s->plo, s->elo, s->ehi - s->elo,
+        (const CROSS *)s->sep.cx, (const CROSS *)s->sep.cy, lens, vol, slice, s->nx, s->ny, s->nz, (const T *)s->y,
+        (const T *)s->i0, s->transmission, (T *)s->proj, (T *)s->e, s->partial, (const VIEW *)s->views);
+    return;
+  }
+#endif
+  unsigned blocks = (unsigned)n * (unsigned)(r1 - r0) * (unsigned)s->col_tiles;
   k_forward<SETUP, TERMS><<<blocks, DBTR_BLOCK>>>(
       views, n, s->n_cols, s->col_tiles, s->plo, s->phi - s->plo, s->elo, s->ehi - s->elo,
-      SETUP ? NULL : (const R *)s->rays, SETUP ? NULL : (const T *)s->lens, vol,
-      (size_t)(s->vhi - s->vlo) * (size_t)s->nx, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
+      SETUP ? NULL : (const R *)s->rays, lens, vol, slice, s->nx, s->ny, s->nz, (const T *)s->y, (const T *)s->i0,
       s->transmission, (T *)s->proj, (T *)s->e, s->partial, (unsigned)r0 * (unsigned)s->col_tiles,
       (const VIEW *)s->views);
 }

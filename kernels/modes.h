@@ -151,6 +151,22 @@
  * slices a step, each added in order (nvcc does not unroll it unasked; by 4 was slower). */
 #define DBTR_SLICE_LOOP_UNROLL _Pragma("unroll 2")
 
+/* The separable forward projection (kernels/mode_kernels.cu, k_forward_sep) and its thread
+ * layout: MODE_FWD_ROWS detector rows a thread, which share their column's crossing of each
+ * slice, and MODE_FWD_BLOCKS blocks a multiprocessor its registers are bound to hold; chosen
+ * by measuring layouts on the thesis problem (docs/performance.md). In double it was slower
+ * than the per-ray forward projection in every layout tried (its sample loads, not its
+ * crossings, take the time): MODE_FWD_ROWS 0 keeps double on the per-ray form. */
+#if DBTR_P_ID == DBTR_P_ID_FLOAT
+#define MODE_FWD_ROWS 4
+#define MODE_FWD_BLOCKS 5
+#elif DBTR_P_ID == DBTR_P_ID_DOUBLE
+#define MODE_FWD_ROWS 0
+#else
+#define MODE_FWD_ROWS 2
+#define MODE_FWD_BLOCKS 1
+#endif
+
 #ifdef MODE_GEOM_DOUBLE
 /* A float sample widened to double by a cvt without .ftz (DBTR_WIDEN_F): under -ftz (fast) a
  * cast's cvt.ftz costs an FMUL by 1 before the F2F, to flush a subnormal float, and the sample

@@ -261,39 +261,62 @@ static inline DBTR_HD int DBTR_FN(crossing)(const R ray[4], int k, int nx, int n
   return DBTR_FN(crossing_1d)(ray[0], ray[1], k, nx, ix, wx) && DBTR_FN(crossing_1d)(ray[2], ray[3], k, ny, iy, wy);
 }
 
+/* 1 - w: the weight of a crossing's lower neighbour along an axis, from the upper one's w. */
+static inline DBTR_HD T DBTR_FN(lower_weight)(T w) { return SUB(I2T(1), w); }
+
+/* The four voxels around a crossing in its slice, p pointing at the lower corner (ix, iy) of a
+ * slice nx wide: v = (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1). A corner beyond
+ * the grid counts as zero and is not read: x_lo says ix >= 0, x_hi ix + 1 < nx, and y_lo, y_hi
+ * the same of iy. */
+static inline DBTR_HD void DBTR_FN(corners)(const T *p, int nx, int x_lo, int x_hi, int y_lo, int y_hi, T v[4]) {
+  v[0] = (x_lo && y_lo) ? p[0] : I2T(0);
+  v[1] = (x_hi && y_lo) ? p[1] : I2T(0);
+  v[2] = (x_lo && y_hi) ? p[nx] : I2T(0);
+  v[3] = (x_hi && y_hi) ? p[nx + 1] : I2T(0);
+}
+
+/* The bilinear sample from the four corners (corners' order) and the axis weights: the lower
+ * neighbours' ux, uy (lower_weight) and the upper ones' wx, wy. */
+static inline DBTR_HD T DBTR_FN(bilinear_mix)(T ux, T uy, T wx, T wy, const T v[4]) {
+  return ADD(ADD(ADD(MUL(MUL(ux, uy), v[0]), MUL(MUL(wx, uy), v[1])), MUL(MUL(ux, wy), v[2])), MUL(MUL(wx, wy), v[3]));
+}
+
 /* The bilinear interpolation of slice s (ny, nx) at the crossing (ix + wx, iy + wy); values
- * beyond the grid count as zero. i00 is the lower corner's index, negative where that corner
- * lies beyond the grid's first row or column; only corners inside are read. The crossing's
- * index is below n - 1 where its upper corner is inside (nvcc keeps n - 1 out of the loop), and
- * nx, positive, is widened as unsigned: the product then needs no sign correction for it. */
+ * beyond the grid count as zero. The crossing's index is below n - 1 where its upper corner is
+ * inside (nvcc keeps n - 1 out of the loop), and nx, positive, is widened as unsigned: the
+ * product then needs no sign correction for it. The GPU's separable forward projection
+ * (kernels/mode_kernels.cu) calls its three parts with the axes' parts looked up. */
 static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
-  T ux = SUB(I2T(1), wx), uy = SUB(I2T(1), wy);
-  int x_lo = ix >= 0, x_hi = ix < nx - 1, y_lo = iy >= 0, y_hi = iy < ny - 1;
-  ptrdiff_t i00 = (ptrdiff_t)iy * (ptrdiff_t)(unsigned)nx + (ptrdiff_t)ix, i01 = i00 + (ptrdiff_t)nx;
-  T v00 = (x_lo && y_lo) ? s[i00] : I2T(0);
-  T v10 = (x_hi && y_lo) ? s[i00 + 1] : I2T(0);
-  T v01 = (x_lo && y_hi) ? s[i01] : I2T(0);
-  T v11 = (x_hi && y_hi) ? s[i01 + 1] : I2T(0);
-  return ADD(ADD(ADD(MUL(MUL(ux, uy), v00), MUL(MUL(wx, uy), v10)), MUL(MUL(ux, wy), v01)), MUL(MUL(wx, wy), v11));
+  T v[4];
+  DBTR_FN(corners)(s + ((ptrdiff_t)iy * (ptrdiff_t)(unsigned)nx + (ptrdiff_t)ix), nx, ix >= 0, ix < nx - 1, iy >= 0,
+                   iy < ny - 1, v);
+  return DBTR_FN(bilinear_mix)(DBTR_FN(lower_weight)(wx), DBTR_FN(lower_weight)(wy), wx, wy, v);
 }
 
 /* a + b: the forward projection's sums, which the float instance adds in its geometry's
  * double (forward_add). */
 static inline DBTR_HD T DBTR_FN(sum_add)(T a, T b) { return ADD(a, b); }
 
-/* One slice's term of a ray's forward sum: the sum so far plus the bilinear sample of slice s
- * at the crossing (ix + wx, iy + wy). forward_ray adds its slices with it, and so does the
- * CPU's separable forward projection (recon/cpu_impl.h), which looks the crossings up. The
- * sum is R: float adds its samples in double (each sample widened exactly), as its
- * geometry's instance adds, and rounds the projection once in forward_end. Summed in float,
- * a ray's nz samples lose a few ulps that the data term then amplifies (docs/accuracy.md). */
-static inline DBTR_HD R DBTR_FN(forward_add)(R sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
+/* A ray's forward sum before its first slice: zero in R. */
+static inline DBTR_HD R DBTR_FN(sum_zero)(void) { return DBTR_R_ZERO; }
+
+/* The forward sum so far plus one slice's sample v. The sum is R: float adds its samples in
+ * double (each sample widened exactly), as its geometry's instance adds, and rounds the
+ * projection once in forward_end. Summed in float, a ray's nz samples lose a few ulps that the
+ * data term then amplifies (docs/accuracy.md). */
+static inline DBTR_HD R DBTR_FN(sample_add)(R sum, T v) {
 #ifdef DBTR_GEOM_FN
-  T v = DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny);
   return DBTR_GEOM_FN(sum_add)(sum, DBTR_WIDEN_F(v));
 #else
-  return ADD(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
+  return ADD(sum, v);
 #endif
+}
+
+/* One slice's term of a ray's forward sum: the sum so far plus the bilinear sample of slice s
+ * at the crossing (ix + wx, iy + wy). forward_ray adds its slices with it, and so does the
+ * CPU's separable forward projection (recon/cpu_impl.h), which looks the crossings up. */
+static inline DBTR_HD R DBTR_FN(forward_add)(R sum, const T *s, int ix, int iy, T wx, T wy, int nx, int ny) {
+  return DBTR_FN(sample_add)(sum, DBTR_FN(bilinear)(s, ix, iy, wx, wy, nx, ny));
 }
 
 /* A ray's forward projection from its sum over the slices: times the path length per slice
@@ -353,7 +376,7 @@ static inline DBTR_HD void DBTR_FN(slices_crossed)(const R ray[4], int nx, int n
  * slice, the band's size, vol then being where row 0 of slice 0 would lie. */
 static inline DBTR_HD T DBTR_FN(forward_ray)(const R ray[4], T len, const T *vol, int nx, int ny, int nz,
                                              size_t slice) {
-  R sum = DBTR_R_ZERO;
+  R sum = DBTR_FN(sum_zero)();
 #if DBTR_MONOTONE_CROSS
   /* The slices crossing() accepts, found once (slices_crossed), and in them the split without the
    * tests: the same terms in the same order. */
