@@ -23,6 +23,7 @@
  * rays read them, each part on streams of its own, and no part waits for the host (the section
  * "several GPUs" below). Every sum keeps its one-GPU order. */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +439,8 @@ static int project(dbtr_backend *b, int back, const void *in, void *out, int dev
  * then are the separable tables planned; the device's set-up then checks every pixel and
  * voxel (kernels/separable.h), and any failure leaves the backend on the per-pixel gather. */
 static int sep_possible(const dbtr_geom *g, const dbtr_grid *grid) {
+  /* The separable gather counts a view's pixel terms in an int (kernels/separable.h). */
+  if (2 * (size_t)g->n_rows * (size_t)g->n_cols + 2 * DBTR_SLOTS > (size_t)INT_MAX) return 0;
   for (size_t k = 0; k < g->n_views; k++) {
     dbtr_view_d v;
     dbtr_view_reduce(g, grid, k, &v);
@@ -513,7 +516,8 @@ static void plan_into(part *s, dbtr__gpu_arena *a, size_t batch) {
   if (!s->projector) dbtr__gpu_arena_plan(a, (void **)&s->y, nproj, k->t_size);
   if (s->transmission && !s->projector) dbtr__gpu_arena_plan(a, (void **)&s->i0, nproj, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->proj, nproj, k->t_size);
-  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->n_views * held_e(s), k->t_size);
+  /* The separable gather reads DBTR_SLOTS pixels from each column's first (kernels/separable.h). */
+  dbtr__gpu_arena_plan(a, (void **)&s->e, 2 * s->n_views * held_e(s) + 2 * DBTR_SLOTS, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->vol, held_vox(s), k->t_size);
   if (batch < s->n_views && !s->sep_possible) dbtr__gpu_arena_plan(a, (void **)&s->carry, 2 * s->nvox, k->t_size);
   dbtr__gpu_arena_plan(a, (void **)&s->views, s->n_views, k->view_size);

@@ -81,19 +81,19 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
 static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_XPAIR], const T xw[DBTR_XPAIR][DBTR_SLOTS],
                                                dbtr_slots g, const DBTR_GROUPW *gw, const T *e, int n_cols,
                                                T acc1[DBTR_XPAIR][DBTR_GROUP], T acc2[DBTR_XPAIR][DBTR_GROUP]) {
-  size_t o[DBTR_XPAIR], step = 2 * (size_t)n_cols;
+  /* Each column's first slot in the union's row u, in elements from e: advanced a detector row a
+   * step. Every slot is read, also those of weight 0 (past a column's n, or where its ray misses
+   * the voxel), whose values are never used: e holds 2 DBTR_SLOTS elements past its last pixel. */
+  int o[DBTR_XPAIR], step = 2 * n_cols;
   DBTR_UNROLL
-  for (int a = 0; a < DBTR_XPAIR; a++) o[a] = 2 * ((size_t)g.p0 * (size_t)n_cols + (size_t)xs[a].p0);
+  for (int a = 0; a < DBTR_XPAIR; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
   for (int u = 0; u < g.n; u++) {
     T yw[DBTR_GROUP], v1[DBTR_XPAIR][DBTR_SLOTS], v2[DBTR_XPAIR][DBTR_SLOTS];
     DBTR_LOAD_GROUP(yw, gw->w[u]);
     DBTR_UNROLL
     for (int a = 0; a < DBTR_XPAIR; a++) {
       DBTR_UNROLL
-      for (int i = 0; i < DBTR_SLOTS; i++) {
-        v1[a][i] = v2[a][i] = DBTR_OF_INT(0);
-        if (!DBTR_EQ(xw[a][i], DBTR_OF_INT(0))) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + o[a] + 2 * (size_t)i);
-      }
+      for (int i = 0; i < DBTR_SLOTS; i++) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + (o[a] + 2 * i));
       o[a] += step;
     }
     DBTR_UNROLL

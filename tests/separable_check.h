@@ -115,11 +115,18 @@ static int SN(same)(ST a, ST b) { return memcmp(&a, &b, sizeof a) == 0; }
  * reference, on random pixel terms. Returns the number of values that differ in their bits. */
 static size_t SN(compare)(const SN(tables) * t) {
   size_t nproj = t->nv * t->npix, ndiff = 0;
-  ST *e1 = malloc(nproj * sizeof(ST)), *e2 = malloc(nproj * sizeof(ST)), *pairs = malloc(2 * nproj * sizeof(ST));
+  /* The GPU's gather reads every slot of a column, also those of weight 0 (kernels/separable.h,
+   * gather_sep): its pairs hold 2 DBTR_SLOTS elements past the last pixel, NaN here, so that a
+   * value read from them and used would show; the slots of weight 0 within the pixels hold
+   * pixel terms that would change a sum. */
+  size_t tail = 2 * DBTR_SLOTS;
+  ST *e1 = malloc(nproj * sizeof(ST)), *e2 = malloc(nproj * sizeof(ST));
+  ST *pairs = malloc((2 * nproj + tail) * sizeof(ST));
   if (!e1 || !e2 || !pairs) {
     TEST__FAIL("out of memory");
     ndiff = 1;
   }
+  for (size_t i = 0; !ndiff && i < tail; i++) pairs[2 * nproj + i] = (ST)NAN;
   test_rng_state = 7;
   /* e1 takes both signs, as (yhat - y) len does. */
   for (size_t i = 0; !ndiff && i < nproj; i++) {

@@ -9,6 +9,7 @@
  * rows in reverse order); the turned detector's case fails only when both of
  * the builder's checks (sep_rays and sep_check) are disabled, as either one catches it. The
  * CPU's footprint check (sep_feet) holds for every preset and implies sep_check's verdict. */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/layout.h"
