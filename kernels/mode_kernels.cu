@@ -177,7 +177,8 @@ __device__ double pixel_end(T l, size_t p, size_t pe, T len, const T *y, const T
  * hold rows of every view (one GPU: all of them; several: kernels/gpu_host.cu, "bands"): rays,
  * lens, y, i0 and proj the p_rows from plo, e the e_rows from elo; vol holds the rows of each
  * slice that the band's rays reach, `slice` elements a slice, and points where row 0 of slice
- * 0 would lie. Separable views take k_forward_sep instead (below); this one serves the rest.
+ * 0 would lie. Separable views take k_forward_sep instead (below) but in double (kernels/modes.h);
+ * this one serves the rest.
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
@@ -235,6 +236,17 @@ struct row_cross {
   T u, w;
 };
 enum { ROW_INSIDE = 7 };
+
+/* A ray's forward sum so far plus its sample of slice s: the ray of row q and of the column
+ * whose crossing is a (lower weight ux), with the corners' flags as given (all 1 where every
+ * corner is inside: the tests are then left out). q.o + a.i, the lower corner, lies within the
+ * slice's rows. */
+__device__ __forceinline__ R row_sample_add(R sum, const T *s, CROSS a, T ux, row_cross q, int nx, int x_lo, int x_hi,
+                                            int y_lo, int y_hi) {
+  T v[4];
+  g_corners(s + (q.o + a.i), nx, x_lo, x_hi, y_lo, y_hi, v);
+  return g_sample_add(sum, g_bilinear_mix(ux, q.u, a.w, q.w, v));
+}
 
 /* The forward projection of separable views (the tables' sep.on), from the crossings in the
  * tables (recon/separable.h): the crossing of the ray of pixel (r, c) with slice z is column
@@ -302,19 +314,11 @@ __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
       int x_lo = a.i >= 0, x_hi = a.i < nx - 1;
       if (x_lo && x_hi && f == ROW_INSIDE) { /* every corner of every row inside */
 #pragma unroll
-        for (int j = 0; j < MODE_FWD_ROWS; j++) {
-          T v[4];
-          g_corners(s + (q[j].o + a.i), nx, 1, 1, 1, 1, v); /* q.o + a.i: the lower corner, within the slice */
-          sum[j] = g_sample_add(sum[j], g_bilinear_mix(ux, q[j].u, a.w, q[j].w, v));
-        }
+        for (int j = 0; j < MODE_FWD_ROWS; j++) sum[j] = row_sample_add(sum[j], s, a, ux, q[j], nx, 1, 1, 1, 1);
       } else {
 #pragma unroll
-        for (int j = 0; j < MODE_FWD_ROWS; j++) {
-          if (!q[j].f) continue;
-          T v[4];
-          g_corners(s + (q[j].o + a.i), nx, x_lo, x_hi, (q[j].f >> 1) & 1, q[j].f >> 2, v);
-          sum[j] = g_sample_add(sum[j], g_bilinear_mix(ux, q[j].u, a.w, q[j].w, v));
-        }
+        for (int j = 0; j < MODE_FWD_ROWS; j++)
+          if (q[j].f) sum[j] = row_sample_add(sum[j], s, a, ux, q[j], nx, x_lo, x_hi, (q[j].f >> 1) & 1, q[j].f >> 2);
       }
     }
   }

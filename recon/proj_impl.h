@@ -294,7 +294,7 @@ static inline DBTR_HD T DBTR_FN(bilinear)(const T *s, int ix, int iy, T wx, T wy
 }
 
 /* a + b: the forward projection's sums, which the float instance adds in its geometry's
- * double (forward_add). */
+ * double (sample_add). */
 static inline DBTR_HD T DBTR_FN(sum_add)(T a, T b) { return ADD(a, b); }
 
 /* A ray's forward sum before its first slice: zero in R. */
