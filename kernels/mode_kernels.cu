@@ -177,8 +177,8 @@ __device__ double pixel_end(T l, size_t p, size_t pe, T len, const T *y, const T
  * hold rows of every view (one GPU: all of them; several: kernels/gpu_host.cu, "bands"): rays,
  * lens, y, i0 and proj the p_rows from plo, e the e_rows from elo; vol holds the rows of each
  * slice that the band's rays reach, `slice` elements a slice, and points where row 0 of slice
- * 0 would lie. Separable views take k_forward_sep instead (below) but in double (kernels/modes.h);
- * this one serves the rest.
+ * 0 would lie. Separable views take k_forward_sep instead (below) where its shared memory fits
+ * (forward_sep_shared); this one serves the rest.
  * Bound to 6 blocks a multiprocessor (40 registers): the sample loads wait on memory, and the
  * warps that hide them matter more than the few values spilled (outside the slice loop, but for
  * one in double's). On the H100 it took the thesis forward projection from 5.35 to 5.27 ms in
@@ -210,7 +210,6 @@ __global__ void __launch_bounds__(DBTR_BLOCK, 6)
   if constexpr (TERMS) block_sum_store(fit, &partial[t * (unsigned)n + (unsigned)vi]);
 }
 
-#if MODE_FWD_ROWS
 /* A crossing of the tables, in one vector load where it is 8 or 16 bytes (float, double): it
  * moves bits and computes nothing. */
 __device__ __forceinline__ CROSS load_cross(const CROSS *p) {
@@ -230,12 +229,14 @@ __device__ __forceinline__ CROSS load_cross(const CROSS *p) {
 /* One detector row's crossing of one slice, as k_forward_sep keeps it in shared memory: the
  * offset iy nx of its lower voxel row, its axis weights (lower u, upper w), and flags f: 0
  * where the crossing lies outside the grid's band (the slice gives the row no sample), else
- * 1 | y_lo << 1 | y_hi << 2 (recon/proj_impl.h, corners). */
+ * 1 | y_lo << 1 | y_hi << 2 (recon/proj_impl.h, corners), | ROW_RUN where the block's rows
+ * all cross the slice and their lower voxel rows are consecutive, iy, iy + 1, ... (a run:
+ * the upper corners of one row are the lower corners of the next). */
 struct row_cross {
   int o, f;
   T u, w;
 };
-enum { ROW_INSIDE = 7 };
+enum { ROW_INSIDE = 7, ROW_RUN = 8 };
 
 /* A ray's forward sum so far plus its sample of slice s: the ray of row q and of the column
  * whose crossing is a (lower weight ux), with the corners' flags as given (all 1 where every
@@ -248,6 +249,26 @@ __device__ __forceinline__ R row_sample_add(R sum, const T *s, CROSS a, T ux, ro
   return g_sample_add(sum, g_bilinear_mix(ux, q.u, a.w, q.w, v));
 }
 
+/* A run's forward sums so far plus their samples of slice s (every corner inside the grid):
+ * the rays of rows q (a run, ROW_RUN) and of the column whose crossing is a (lower weight
+ * ux). The MODE_FWD_ROWS + 1 voxel rows are read once, each shared by two rows' samples, and
+ * each sample is row_sample_add's, from the same values. */
+__device__ __forceinline__ void run_add(R sum[MODE_FWD_ROWS], const T *s, CROSS a, T ux,
+                                        const row_cross q[MODE_FWD_ROWS], int nx) {
+  const T *p = s + (q[0].o + a.i);
+  T lo[MODE_FWD_ROWS + 1], hi[MODE_FWD_ROWS + 1];
+#pragma unroll
+  for (int r = 0; r <= MODE_FWD_ROWS; r++) {
+    lo[r] = p[(ptrdiff_t)r * nx];
+    hi[r] = p[(ptrdiff_t)r * nx + 1];
+  }
+#pragma unroll
+  for (int j = 0; j < MODE_FWD_ROWS; j++) {
+    T v[4] = {lo[j], hi[j], lo[j + 1], hi[j + 1]};
+    sum[j] = g_sample_add(sum[j], g_bilinear_mix(ux, q[j].u, a.w, q[j].w, v));
+  }
+}
+
 /* The forward projection of separable views (the tables' sep.on), from the crossings in the
  * tables (recon/separable.h): the crossing of the ray of pixel (r, c) with slice z is column
  * c's along x and row r's along y, the ones forward_ray computes from the pixel's record, bit
@@ -255,11 +276,13 @@ __device__ __forceinline__ R row_sample_add(R sum, const T *s, CROSS a, T ux, ro
  * (kernels/modes.h), a block DBTR_BLOCK columns; the n views of the same stretch are
  * consecutive blocks. The block first puts its rows' crossings of every slice in shared memory
  * (row_cross, with their lower weights and flags); then for each slice a thread looks its
- * column's crossing up once and samples the slice for each of its rows. Each ray gets
- * forward_ray's terms in its order (slices upward, those outside the band left out, as the
- * CPU's forward_sep does), each term from the same functions, so its bits are forward_ray's;
- * where all four corners lie inside the grid (nearly every sample) the corner tests are left
- * out, which changes no value read. The launch covers detector rows [r0, r1); the buffers are
+ * column's crossing up once and samples the slice for each of its rows; where the rows are a
+ * run (ROW_RUN), it reads their MODE_FWD_ROWS + 1 voxel rows once (run_add): 10 loads for 4
+ * samples instead of 16. Each ray gets forward_ray's terms
+ * in its order (slices upward, those outside the band left out, as the CPU's forward_sep does),
+ * each term from the same functions and voxel values, so its bits are forward_ray's; where all
+ * four corners lie inside the grid (nearly every sample) the corner tests are left out, which
+ * changes no value read. The launch covers detector rows [r0, r1); the buffers are
  * k_forward's, and each row's partial sum of the data fit goes where k_forward puts it (a tree
  * over the same DBTR_BLOCK pixels). */
 template <int SETUP, int TERMS>
@@ -277,15 +300,17 @@ __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
   size_t k = (size_t)views[vi];
   const CROSS *cyk = cy + k * (size_t)nz * (size_t)n_rows, *cxk = cx + k * (size_t)nz * (size_t)n_cols;
   for (int i = (int)threadIdx.x; i < MODE_FWD_ROWS * nz; i += DBTR_BLOCK) {
-    int z = i / MODE_FWD_ROWS, j = i % MODE_FWD_ROWS;
+    int z = i / MODE_FWD_ROWS, j = i % MODE_FWD_ROWS, run = m == MODE_FWD_ROWS;
+    const CROSS *cz = cyk + (size_t)z * (size_t)n_rows + (size_t)rb;
+    for (int b = 0; b < m && run; b++) run = cz[b].i != DBTR_CROSS_NONE && cz[b].i == cz[0].i + b;
     row_cross q;
     q.o = q.f = 0;
     q.u = q.w = DBTR_P_ZERO;
     if (j < m) {
-      CROSS a = cyk[(size_t)z * (size_t)n_rows + (size_t)(rb + j)];
+      CROSS a = cz[j];
       if (a.i != DBTR_CROSS_NONE) {
         q.o = a.i * nx;
-        q.f = 1 | (a.i >= 0) << 1 | (a.i < ny - 1) << 2;
+        q.f = 1 | (a.i >= 0) << 1 | (a.i < ny - 1) << 2 | (run ? ROW_RUN : 0);
         q.u = g_lower_weight(a.w);
         q.w = a.w;
       }
@@ -304,7 +329,7 @@ __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
       if (z + 1 < nz) next = load_cross(ca += n_cols); /* the next slice's, while this one's samples load */
       if (a.i == DBTR_CROSS_NONE) continue;
       row_cross q[MODE_FWD_ROWS];
-      int f = ROW_INSIDE;
+      int f = ROW_INSIDE | ROW_RUN;
 #pragma unroll
       for (int j = 0; j < MODE_FWD_ROWS; j++) {
         q[j] = rows[z * MODE_FWD_ROWS + j];
@@ -312,13 +337,16 @@ __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
       }
       T ux = g_lower_weight(a.w);
       int x_lo = a.i >= 0, x_hi = a.i < nx - 1;
-      if (x_lo && x_hi && f == ROW_INSIDE) { /* every corner of every row inside */
+      if (x_lo && x_hi && f == (ROW_INSIDE | ROW_RUN)) { /* a run, every corner inside */
+        run_add(sum, s, a, ux, q, nx);
+      } else if (x_lo && x_hi && (f & ROW_INSIDE) == ROW_INSIDE) { /* every corner of every row inside */
 #pragma unroll
         for (int j = 0; j < MODE_FWD_ROWS; j++) sum[j] = row_sample_add(sum[j], s, a, ux, q[j], nx, 1, 1, 1, 1);
       } else {
 #pragma unroll
         for (int j = 0; j < MODE_FWD_ROWS; j++)
-          if (q[j].f) sum[j] = row_sample_add(sum[j], s, a, ux, q[j], nx, x_lo, x_hi, (q[j].f >> 1) & 1, q[j].f >> 2);
+          if (q[j].f)
+            sum[j] = row_sample_add(sum[j], s, a, ux, q[j], nx, x_lo, x_hi, (q[j].f >> 1) & 1, (q[j].f >> 2) & 1);
       }
     }
   }
@@ -343,7 +371,6 @@ __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
   if constexpr (TERMS)
     block_sums_store<MODE_FWD_ROWS>(fit, &partial[(size_t)rb * tn + (size_t)ct * (size_t)n + (size_t)vi], tn, m);
 }
-#endif
 
 /* The back projector's input (g_back_pixel) of views k0 .. k0 + n of the plain projections
  * proj, as the gathers' pairs in e (the second term 0, which the update DBTR_UPDATE_BACK
@@ -642,19 +669,13 @@ int sep_bands(const part *s) {
   return 0;
 }
 
-/* The shared memory k_forward_sep takes for part s, or 0 where it does not serve: in double
- * (kernels/modes.h); where its rows' crossings of every slice are more than a block may take
- * beside its static part without asking (48 KiB); or where a slice's offsets do not fit an int.
- * Then k_forward runs. */
+/* The shared memory k_forward_sep takes for part s, or 0 where it does not serve: where its
+ * rows' crossings of every slice are more than a block may take beside its static part without
+ * asking (48 KiB), or where a slice's offsets do not fit an int. Then k_forward runs. */
 size_t forward_sep_shared(const part *s) {
-#if MODE_FWD_ROWS
   size_t bytes = (size_t)MODE_FWD_ROWS * (size_t)s->nz * sizeof(row_cross);
   if (!s->sep.on || (size_t)s->nx * ((size_t)s->ny + 1) > (size_t)INT_MAX) return 0;
   return bytes + (size_t)MODE_FWD_ROWS * DBTR_BLOCK * sizeof(double) <= 48 * 1024 ? bytes : 0;
-#else
-  (void)s;
-  return 0;
-#endif
 }
 
 /* One launch of the forward projection's instance <SETUP, TERMS> over detector rows [r0, r1) of
@@ -665,7 +686,6 @@ void launch_forward(const part *s, const int *views, int n, int r0, int r1) {
   const T *vol = (const T *)s->vol - (ptrdiff_t)s->vlo * (ptrdiff_t)s->nx;
   size_t slice = (size_t)(s->vhi - s->vlo) * (size_t)s->nx, shared = forward_sep_shared(s);
   const T *lens = SETUP ? NULL : (const T *)s->lens;
-#if MODE_FWD_ROWS
   if (shared) {
     unsigned blocks = (unsigned)n * (unsigned)DBTR_TILES(r1 - r0, MODE_FWD_ROWS) * (unsigned)s->col_tiles;
     k_forward_sep<SETUP, TERMS><<<blocks, DBTR_BLOCK, shared>>>(
@@ -674,7 +694,6 @@ void launch_forward(const part *s, const int *views, int n, int r0, int r1) {
         (const T *)s->i0, s->transmission, (T *)s->proj, (T *)s->e, s->partial, (const VIEW *)s->views);
     return;
   }
-#endif
   unsigned blocks = (unsigned)n * (unsigned)(r1 - r0) * (unsigned)s->col_tiles;
   k_forward<SETUP, TERMS><<<blocks, DBTR_BLOCK>>>(
       views, n, s->n_cols, s->col_tiles, s->plo, s->phi - s->plo, s->elo, s->ehi - s->elo,

@@ -153,15 +153,15 @@
 
 /* The separable forward projection (kernels/mode_kernels.cu, k_forward_sep) and its thread
  * layout: MODE_FWD_ROWS detector rows a thread, which share their column's crossing of each
- * slice, and MODE_FWD_BLOCKS blocks a multiprocessor its registers are bound to hold; chosen
- * by measuring layouts on the thesis problem (docs/performance.md). In double it was slower
- * than the per-ray forward projection in every layout tried (its sample loads, not its
- * crossings, take the time): MODE_FWD_ROWS 0 keeps double on the per-ray form. */
+ * slice (and, in a run, their voxel rows), and MODE_FWD_BLOCKS blocks a multiprocessor its
+ * registers are bound to hold; chosen by measuring layouts on the thesis problem
+ * (docs/performance.md). */
 #if DBTR_P_ID == DBTR_P_ID_FLOAT
 #define MODE_FWD_ROWS 4
 #define MODE_FWD_BLOCKS 5
 #elif DBTR_P_ID == DBTR_P_ID_DOUBLE
-#define MODE_FWD_ROWS 0
+#define MODE_FWD_ROWS 4
+#define MODE_FWD_BLOCKS 4
 #else
 #define MODE_FWD_ROWS 2
 #define MODE_FWD_BLOCKS 1
