@@ -632,14 +632,14 @@ static int check_launch_sizes(const part *s) {
  * On several GPUs part d of np projects forward an equal share [r0, r1) of the detector rows of
  * every view and gathers a share [y0, y1) of the voxel rows of every slice, in whole groups of
  * DBTR__BAND_ROWS rows. Where the views can be separable, the part holds only the rows this work
- * reads (split): y, i0, proj and the ray records of its detector rows; of vol, its voxel rows and those its rays sample; of e, its
- * detector rows and those its voxels' footprints cover. A DBT volume is thin and its rays cross
- * it at bounded angles, so beyond its own rows a part holds a halo of a fraction of a band
- * (docs/performance.md, "Several GPUs"), and only halos cross the link. The rows come from the
- * geometry, in double, widened by DBTR__BAND_MARGIN rows for the rounding of the kernels' own
- * crossings and the footprints' margin; the set-up checks them against the tables the kernels
- * read (k_sep_bands). Elsewhere (the per-pixel gather, whose pixels are not bounded by rows in
- * advance) every part holds every row. */
+ * reads (split): y, i0, proj and the ray records of its detector rows; of vol, its voxel rows and
+ * those its rays sample; of e, its detector rows and those its voxels' footprints cover. A DBT
+ * volume is thin and its rays cross it at bounded angles, so beyond its own rows a part holds a
+ * halo of a fraction of a band (docs/performance.md, "Several GPUs"), and only halos cross the
+ * link. The rows come from the geometry, in double, widened by DBTR__BAND_MARGIN rows for the
+ * rounding of the kernels' own crossings and the footprints' margin; the set-up checks them
+ * against the tables the kernels read (k_sep_bands). Elsewhere (the per-pixel gather, whose pixels
+ * are not bounded by rows in advance) every part holds every row. */
 
 /* Where the ray of detector row r of separable view v (rows along y) crosses slice z, in voxel
  * rows: the y part of its record, a + z b (recon/proj_impl.h, ray_setup), in double. Linear in

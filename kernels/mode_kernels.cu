@@ -278,13 +278,12 @@ __device__ __forceinline__ void run_add(R sum[MODE_FWD_ROWS], const T *s, CROSS 
  * (row_cross, with their lower weights and flags); then for each slice a thread looks its
  * column's crossing up once and samples the slice for each of its rows; where the rows are a
  * run (ROW_RUN), it reads their MODE_FWD_ROWS + 1 voxel rows once (run_add): 10 loads for 4
- * samples instead of 16. Each ray gets forward_ray's terms
- * in its order (slices upward, those outside the band left out, as the CPU's forward_sep does),
- * each term from the same functions and voxel values, so its bits are forward_ray's; where all
- * four corners lie inside the grid (nearly every sample) the corner tests are left out, which
- * changes no value read. The launch covers detector rows [r0, r1); the buffers are
- * k_forward's, and each row's partial sum of the data fit goes where k_forward puts it (a tree
- * over the same DBTR_BLOCK pixels). */
+ * samples instead of 16. Each ray gets forward_ray's terms in its order (slices upward, those
+ * outside the band left out, as the CPU's forward_sep does), each term from the same functions
+ * and voxel values, so its bits are forward_ray's; where all four corners lie inside the grid
+ * (nearly every sample) the corner tests are left out, which changes no value read. The launch
+ * covers detector rows [r0, r1); the buffers are k_forward's, and each row's partial sum of the
+ * data fit goes where k_forward puts it (a tree over the same DBTR_BLOCK pixels). */
 template <int SETUP, int TERMS>
 __global__ void __launch_bounds__(DBTR_BLOCK, MODE_FWD_BLOCKS)
     k_forward_sep(const int *views, int n, int n_cols, int n_rows, int col_tiles, int r0, int r1, int plo,

@@ -244,8 +244,7 @@ END {
 function promises(m,   bad, f, j, missing, div_exact) {
   f = flags[m] " "
   missing = ""
-  for (j = 1; j <= nk; j++)
-    if (!((m, kn[j]) in present)) missing = missing " " kn[j]
+  for (j = 1; j <= nk; j++) if (!((m, kn[j]) in present)) missing = missing " " kn[j]
   printf "%s %s: every kernel audited%s\n", (missing == "" ? "ok  " : "FAIL"), m, (missing == "" ? "" : " (missing" missing ")")
   bad = missing != ""
   # Products, sums and differences.
