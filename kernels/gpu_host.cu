@@ -617,12 +617,14 @@ static int upload_geometry(part *s, const dbtr_problem *prob) {
   return 0;
 }
 
-/* The launches' grids are one-dimensional: their block counts must fit gridDim.x. */
+/* The launches' grids are one-dimensional: their block counts must fit gridDim.x. The separable
+ * gather's are counted for one voxel column a thread, the most blocks of any precision. */
 static int check_launch_sizes(const part *s) {
   size_t max = 2147483647u, fwd = s->n_views * (size_t)s->n_rows * (size_t)s->col_tiles;
   size_t tx = DBTR_TILES((size_t)s->nx, DBTR_TILE_X), ty = DBTR_TILES((size_t)s->ny, DBTR_TILE_Y);
-  size_t sx = DBTR_TILES((size_t)s->nx, DBTR_SEP_TILE_X), sy = DBTR_TILES((size_t)s->ny, DBTR_SEP_TILE_Y);
-  if (fwd > max || tx * ty > max / (size_t)s->nz || sx * sy > max / (size_t)s->nz)
+  size_t sx = DBTR_TILES((size_t)s->nx, DBTR_GS_X), sy = DBTR_TILES((size_t)s->ny, DBTR_SEP_TILE_Y);
+  size_t sz = DBTR_TILES((size_t)s->nz, DBTR_GS_Z);
+  if (fwd > max || tx * ty > max / (size_t)s->nz || sx * sy > max / sz)
     return dbtr_err(DBTR_EINVAL, "GPU backend: %zu views of %d x %d pixels, %d x %d x %d voxels need more thread blocks "
                     "than one launch takes (2^31 - 1)", s->n_views, s->n_cols, s->n_rows, s->nx, s->ny, s->nz);
   return 0;

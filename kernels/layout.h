@@ -25,15 +25,21 @@
  * and computes each candidate pixel's crossing once for all of them (44 -> 27 ms against one
  * voxel per thread); a block is DBTR_GX x DBTR_GY threads.
  *
- * The separable gather (k_gather_sep): a thread takes DBTR_XPAIR voxel columns, x and
- * x + DBTR_GS_X, so that a warp's loads of consecutive columns stay coalesced, with one group
- * of DBTR_GROUP consecutive voxel rows y0 .. y0 + 3 (y0 a multiple of DBTR_GROUP): the group's
- * rows share the union of their row slots (a dbtr_slots of at most DBTR_GROUP_ROWS rows) and,
- * for each row of the union, each voxel row's weight (0 outside its own slots). With slots of
- * at most 3 rows, consecutive voxel rows are less than 1.5 pixels apart, so the last of four
- * starts at most 5 rows after the first: at most 8 rows. The second column per thread, with 3
- * slots instead of 4 (DBTR_SLOTS), took the back projection from 6.84 to 5.74 ms. A block is
- * DBTR_GS_X x DBTR_GS_Y threads: one warp along x.
+ * The separable gather (k_gather_sep): a thread takes a few voxel columns (DBTR_GATHER_COLS_F,
+ * _D, _DD, by precision), x, x + DBTR_GS_X, ..., so that a warp's loads of consecutive columns
+ * stay coalesced, with one group of DBTR_GROUP consecutive voxel rows y0 .. y0 + 3 (y0 a
+ * multiple of DBTR_GROUP) of one slice: the group's rows share the union of their row slots (a
+ * dbtr_slots of at most DBTR_GROUP_ROWS rows) and, for each row of the union, each voxel row's
+ * weight (0 outside its own slots). With slots of at most 3 rows, consecutive voxel rows are
+ * less than 1.5 pixels apart, so the last of four starts at most 5 rows after the first: at
+ * most 8 rows. In float the second column, with 3 slots instead of 4 (DBTR_SLOTS), took the
+ * back projection from 6.84 to 5.74 ms; double's 2 columns held 112 registers (2 blocks a
+ * multiprocessor) and its one column 58 (4 blocks): thesis, one H100, 11.3 -> 10.1 ms. A
+ * block is DBTR_GS_X x DBTR_GS_Y threads, one warp along x: DBTR_GS_Y / DBTR_GS_Z groups of
+ * rows, each in DBTR_GS_Z consecutive slices (warp w takes group w / DBTR_GS_Z, slice
+ * w % DBTR_GS_Z), so that the warps of a block read nearly the same pixels of each view
+ * (thesis, one H100: back 5.31 -> 5.22 ms in fast, 8 groups of one slice against 4 of 2
+ * slices; 4 and 8 slices were slower, 5.68 and 5.70).
  *
  * The separable forward projection (k_forward_sep): a thread takes one detector column and
  * a few consecutive rows of one view (per precision: kernels/modes.h, MODE_FWD_ROWS), a block
@@ -43,20 +49,23 @@ enum {
   DBTR_MICRO = 2,
   DBTR_GX = 16,
   DBTR_GY = 8,
-  DBTR_XPAIR = 2,
+  DBTR_GATHER_COLS_F = 2,
+  DBTR_GATHER_COLS_D = 1,
+  DBTR_GATHER_COLS_DD = 2,
   DBTR_GROUP = 4,
   DBTR_GROUP_ROWS = 8,
   DBTR_GS_X = 32,
-  DBTR_GS_Y = 8
+  DBTR_GS_Y = 8,
+  DBTR_GS_Z = 2
 };
 
-/* The voxel columns and rows one block of each gather covers: the tile whose slices are
- * consecutive blocks (above). */
+/* The voxel rows (and, in the per-pixel gather, columns) one block of each gather covers: the
+ * tile whose slices are consecutive blocks (above); a separable block covers DBTR_GS_X times
+ * its precision's columns a thread, and DBTR_GS_Z slices. */
 enum {
   DBTR_TILE_X = DBTR_GX * DBTR_MICRO,
   DBTR_TILE_Y = DBTR_GY * DBTR_MICRO,
-  DBTR_SEP_TILE_X = DBTR_GS_X * DBTR_XPAIR,
-  DBTR_SEP_TILE_Y = DBTR_GS_Y * DBTR_GROUP
+  DBTR_SEP_TILE_Y = DBTR_GS_Y / DBTR_GS_Z * DBTR_GROUP
 };
 
 /* The number of tiles (blocks, groups) of `tile` that cover n, in n's type. */

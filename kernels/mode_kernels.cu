@@ -12,8 +12,8 @@
  *   k_forward_sep the same for separable views, from the tables' crossings: one thread per
  *                detector column and a few rows (kernels/modes.h, MODE_FWD_ROWS)
  *   k_reduce     one block: the partial sums in a fixed order
- *   k_gather_sep one thread per DBTR_XPAIR voxel columns and group of DBTR_GROUP voxel rows
- *                of a slice: the subset's back projection and the voxel update, for
+ *   k_gather_sep one thread per MODE_GATHER_COLS voxel columns and group of DBTR_GROUP voxel
+ *                rows of a slice: the subset's back projection and the voxel update, for
  *                separable views (kernels/separable.h)
  *   k_gather     one thread per 2 x 2 voxels of a slice: the same for any other geometry
  *   k_sep_*      once at set-up, the separable tables: the steps of kernels/separable.h's
@@ -98,6 +98,7 @@ namespace {
 #define DBTR_CROSS DBTR_P_CROSS
 #define DBTR_SLOTW_T DBTR_P_SLOTW
 #define DBTR_GROUPW MODE_GROUPW
+#define DBTR_GATHER_COLS MODE_GATHER_COLS
 #define DBTR_SEP_TABLES sep_tables
 #define DBTR_LOAD_PAIR MODE_LOAD_PAIR
 #define DBTR_LOAD_GROUP MODE_LOAD4
@@ -397,33 +398,37 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
                                                 : g_emission_voxel(vol[j], a1, a2);
 }
 
+/* The voxel columns of one block of the separable gather (kernels/layout.h). */
+enum { GATHER_TILE_X = DBTR_GS_X * MODE_GATHER_COLS };
+
 /* The gather back projection with the update, for separable views: one thread per
- * DBTR_XPAIR voxel columns (x and x + DBTR_GS_X) and group of DBTR_GROUP voxel rows of one
- * slice, a block DBTR_SEP_TILE_X columns by DBTR_GS_Y groups (kernels/layout.h); consecutive
- * blocks are the slices of one such tile. Each view's slots and weights come from the tables,
- * and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are rows
- * [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each of
- * several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
+ * MODE_GATHER_COLS voxel columns (x, x + DBTR_GS_X, ...) and group of DBTR_GROUP voxel rows of
+ * one slice; a block GATHER_TILE_X columns, DBTR_GS_Y / DBTR_GS_Z groups and DBTR_GS_Z
+ * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
+ * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
+ * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are
+ * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
+ * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
  * detector rows of each view from elo. */
 __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo,
                              int v_rows, int nx, int y0, int y1, int nz, int n_cols, int tiles_x, int update) {
-  int z = (int)(blockIdx.x % (unsigned)nz);
-  unsigned t = blockIdx.x / (unsigned)nz;
-  int x0 = (int)(t % (unsigned)tiles_x) * DBTR_SEP_TILE_X + (int)threadIdx.x;
-  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_GS_Y + (int)threadIdx.y;
-  if (x0 >= nx || gi >= DBTR_N_GROUPS(y1)) return;
-  T a1[DBTR_XPAIR][DBTR_GROUP], a2[DBTR_XPAIR][DBTR_GROUP];
+  unsigned zt = (unsigned)DBTR_TILES(nz, DBTR_GS_Z), t = blockIdx.x / zt;
+  int z = (int)(blockIdx.x % zt) * DBTR_GS_Z + (int)threadIdx.y % DBTR_GS_Z;
+  int x0 = (int)(t % (unsigned)tiles_x) * GATHER_TILE_X + (int)threadIdx.x;
+  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * (DBTR_GS_Y / DBTR_GS_Z) + (int)threadIdx.y / DBTR_GS_Z;
+  if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
+  T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
 #pragma unroll
-  for (int a = 0; a < DBTR_XPAIR; a++)
+  for (int a = 0; a < MODE_GATHER_COLS; a++)
 #pragma unroll
     for (int b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = DBTR_P_ZERO;
   for (int i = 0; i < n; i++) {
     size_t k = (size_t)views[i], kz = k * (size_t)nz + (size_t)z;
-    dbtr_slots gs = load_slots(&sep.gs[kz * (size_t)sep.n_groups + (size_t)gi]), xs[DBTR_XPAIR];
-    T xw[DBTR_XPAIR][DBTR_SLOTS];
+    dbtr_slots gs = load_slots(&sep.gs[kz * (size_t)sep.n_groups + (size_t)gi]), xs[MODE_GATHER_COLS];
+    T xw[MODE_GATHER_COLS][DBTR_SLOTS];
     int any = 0;
 #pragma unroll
-    for (int a = 0; a < DBTR_XPAIR; a++) {
+    for (int a = 0; a < MODE_GATHER_COLS; a++) {
       int x = x0 + a * DBTR_GS_X;
       T w4[DBTR_SLOTW];
       xs[a] = DBTR_NO_SLOTS;
@@ -442,7 +447,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
                  e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, a1, a2);
   }
 #pragma unroll
-  for (int a = 0; a < DBTR_XPAIR; a++)
+  for (int a = 0; a < MODE_GATHER_COLS; a++)
 #pragma unroll
     for (int b = 0; b < DBTR_GROUP; b++) {
       int x = x0 + a * DBTR_GS_X, y = gi * DBTR_GROUP + b;
@@ -727,9 +732,9 @@ int reduce_fit(const part *s, int n) {
 }
 
 int gather_sep(const part *s, const int *views, int n) {
-  int tiles_x = DBTR_TILES(s->nx, DBTR_SEP_TILE_X);
-  int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_GS_Y);
-  unsigned blocks = (unsigned)s->nz * (unsigned)tiles_x * (unsigned)tiles_y;
+  int tiles_x = DBTR_TILES(s->nx, GATHER_TILE_X);
+  int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_GS_Y / DBTR_GS_Z);
+  unsigned blocks = (unsigned)DBTR_TILES(s->nz, DBTR_GS_Z) * (unsigned)tiles_x * (unsigned)tiles_y;
   k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(
       views, n, sep_of(&s->sep), (const T *)s->e, s->elo, s->ehi - s->elo, (T *)s->vol, s->vlo, s->vhi - s->vlo, s->nx,
       s->y0, s->y1, s->nz, s->n_cols, tiles_x, s->update);

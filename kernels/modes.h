@@ -69,8 +69,8 @@
 
 /* prec: the element type and what the CPU reference shares about it (recon/prec_traits.h:
  * DBTR_P_T, DBTR_P_R, DBTR_P_VIEW, DBTR_P_FOOT, zero, conversions, ...), and what is the GPU's:
- * the loads of its records, the group weights of its thread layout (kernels/layout.h), and the
- * prefix of its explicitly rounded operations. */
+ * the loads of its records, the group weights and the separable gather's columns a thread of
+ * its thread layout (kernels/layout.h), and the prefix of its explicitly rounded operations. */
 #define DBTR_TRAITS_PREC DBTR_ROW_PREC
 #include "recon/prec_traits.h"
 #if DBTR_P_ID == DBTR_P_ID_FLOAT
@@ -79,6 +79,7 @@
  * in double (MODE_GEOM_*, below), and their results rounded to float once. */
 #define MODE_GEOM_DOUBLE 1
 #define MODE_GROUPW dbtr_groupw_f
+#define MODE_GATHER_COLS DBTR_GATHER_COLS_F
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_F
 #define MODE_LOAD4 DBTR_LOAD4_F
@@ -92,6 +93,7 @@
 #define MODE__EXP_shared(a) dbtr_expf_cr(a)
 #elif DBTR_P_ID == DBTR_P_ID_DOUBLE
 #define MODE_GROUPW dbtr_groupw_d
+#define MODE_GATHER_COLS DBTR_GATHER_COLS_D
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_D
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_D
 #define MODE_LOAD4 DBTR_LOAD4_D
@@ -105,6 +107,7 @@
  * proj_impl.h its conversions and comparisons, and the traits give recon/separable.h its own
  * (DBTR_P_OF_INT, DBTR_P_EQ, DBTR_P_SAME_BITS). */
 #define MODE_GROUPW dbtr_groupw_dd
+#define MODE_GATHER_COLS DBTR_GATHER_COLS_DD
 #define MODE_LOAD_RAY DBTR_LOAD_RAY_DD
 #define MODE_LOAD_PAIR DBTR_LOAD_PAIR_DD
 #define MODE_LOAD4 DBTR_LOAD4_DD

@@ -3,8 +3,8 @@
  * the kernels (kernels/mode_kernels.cu, with its set-up kernels) and for the CPU test that
  * checks them against the reference (tests/test_separable.c).
  *
- * The GPU's gather takes DBTR_XPAIR voxel columns and a group of DBTR_GROUP voxel rows at
- * once; the rows share the union of their row slots (group_slots, built by sep_groups after
+ * The GPU's gather takes DBTR_GATHER_COLS voxel columns and a group of DBTR_GROUP voxel rows
+ * at once; the rows share the union of their row slots (group_slots, built by sep_groups after
  * recon/separable.h's steps), and gather_sep looks the weights up. Like recon/separable.h, it
  * does no floating-point arithmetic of its own: each voxel's sum has gather_view's terms in
  * gather_view's order.
@@ -12,6 +12,8 @@
  * A template, like recon/proj_impl.h: include it after an instance of that file, with the
  * macros recon/separable.h takes (which it includes at the end, for the shared builder) and
  *   DBTR_GROUPW            dbtr_groupw_f / _d (kernels/layout.h)
+ *   DBTR_GATHER_COLS       the voxel columns gather_sep takes: the precision's
+ *                          DBTR_GATHER_COLS_F, _D or _DD (kernels/layout.h)
  *   DBTR_SEP_TABLES        the name this instance gives its tables type (defined here)
  *   DBTR_LOAD_PAIR(a, b, src), DBTR_LOAD_GROUP(dst, src)  optional: copy a pixel's pair
  *                          (e1, e2), and the DBTR_GROUP row weights of one union row (kernels
@@ -70,28 +72,30 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
   return 1;
 }
 
-/* Gather, over one separable view, of the DBTR_XPAIR x DBTR_GROUP voxels (x_a, y0 + b) of one
- * slice: xs[a] and xw[a] are voxel column x_a's slots (n = 0 and weights 0 for a column that
+/* Gather, over one separable view, of the DBTR_GATHER_COLS x DBTR_GROUP voxels (x_a, y0 + b)
+ * of one slice: xs[a] and xw[a] are voxel column x_a's slots (n = 0 and weights 0 for a column that
  * does not exist), g and gw the row group's union; e holds the view's pixel terms as pairs
  * (e1, e2), (n_rows, n_cols, 2). Rows in order, then columns: a voxel's weight is 0 in the
  * union's rows outside its own slots and in its column slots whose ray misses it, so each
  * voxel adds the nonzero terms of its own box in the raster order of gather_view. A zero
  * row weight skips that voxel row for the row, and a zero column weight the pixel: both only
  * leave out zero terms. */
-static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_XPAIR], const T xw[DBTR_XPAIR][DBTR_SLOTS],
-                                               dbtr_slots g, const DBTR_GROUPW *gw, const T *e, int n_cols,
-                                               T acc1[DBTR_XPAIR][DBTR_GROUP], T acc2[DBTR_XPAIR][DBTR_GROUP]) {
+static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_COLS],
+                                               const T xw[DBTR_GATHER_COLS][DBTR_SLOTS], dbtr_slots g,
+                                               const DBTR_GROUPW *gw, const T *e, int n_cols,
+                                               T acc1[DBTR_GATHER_COLS][DBTR_GROUP],
+                                               T acc2[DBTR_GATHER_COLS][DBTR_GROUP]) {
   /* Each column's first slot in the union's row u, in elements from e: advanced a detector row a
    * step. Every slot is read, also those of weight 0 (past a column's n, or where its ray misses
    * the voxel), whose values are never used: e holds 2 DBTR_SLOTS elements past its last pixel. */
-  int o[DBTR_XPAIR], step = 2 * n_cols;
+  int o[DBTR_GATHER_COLS], step = 2 * n_cols;
   DBTR_UNROLL
-  for (int a = 0; a < DBTR_XPAIR; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
+  for (int a = 0; a < DBTR_GATHER_COLS; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
   for (int u = 0; u < g.n; u++) {
-    T yw[DBTR_GROUP], v1[DBTR_XPAIR][DBTR_SLOTS], v2[DBTR_XPAIR][DBTR_SLOTS];
+    T yw[DBTR_GROUP], v1[DBTR_GATHER_COLS][DBTR_SLOTS], v2[DBTR_GATHER_COLS][DBTR_SLOTS];
     DBTR_LOAD_GROUP(yw, gw->w[u]);
     DBTR_UNROLL
-    for (int a = 0; a < DBTR_XPAIR; a++) {
+    for (int a = 0; a < DBTR_GATHER_COLS; a++) {
       DBTR_UNROLL
       for (int i = 0; i < DBTR_SLOTS; i++) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + (o[a] + 2 * i));
       o[a] += step;
@@ -100,7 +104,7 @@ static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_XPAIR], 
     for (int b = 0; b < DBTR_GROUP; b++) {
       if (DBTR_EQ(yw[b], DBTR_OF_INT(0))) continue;
       DBTR_UNROLL
-      for (int a = 0; a < DBTR_XPAIR; a++) {
+      for (int a = 0; a < DBTR_GATHER_COLS; a++) {
         DBTR_UNROLL
         for (int i = 0; i < DBTR_SLOTS; i++) {
           T w = DBTR_FN(weight_xy)(xw[a][i], yw[b]);
@@ -132,6 +136,7 @@ static inline DBTR_HD void DBTR_FN(sep_groups)(size_t n_views, int nz, int ny, D
 
 #undef T
 #undef DBTR_GROUPW
+#undef DBTR_GATHER_COLS
 #undef DBTR_LOAD_PAIR
 #undef DBTR_LOAD_GROUP
 

@@ -29,6 +29,7 @@
 #define DBTR_CROSS dbtr_cross_d
 #define DBTR_SLOTW_T dbtr_slotw_d
 #define DBTR_GROUPW dbtr_groupw_d
+#define DBTR_GATHER_COLS DBTR_GATHER_COLS_D
 #define DBTR_SEP_TABLES gpu_tables_d
 #include "kernels/separable.h"
 #define DBTR_FN(name) t_##name##_f
@@ -42,6 +43,7 @@
 #define DBTR_CROSS dbtr_cross_f
 #define DBTR_SLOTW_T dbtr_slotw_f
 #define DBTR_GROUPW dbtr_groupw_f
+#define DBTR_GATHER_COLS DBTR_GATHER_COLS_F
 #define DBTR_SEP_TABLES gpu_tables_f
 #include "kernels/separable.h"
 
@@ -57,6 +59,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT dbtr_footprint_to_f
 #define SPREC DBTR_PREC_FLOAT
+#define SCOLS DBTR_GATHER_COLS_F
 #include "tests/separable_check.h"
 
 #define ST double
@@ -68,6 +71,7 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT copy_foot_d
 #define SPREC DBTR_PREC_DOUBLE
+#define SCOLS DBTR_GATHER_COLS_D
 #include "tests/separable_check.h"
 
 /* Builds both precisions' tables for a preset at test size, turned by rotate_deg about z
