@@ -35,8 +35,8 @@
  * most 8 rows. In float the second column, with 3 slots instead of 4 (DBTR_SLOTS), took the
  * back projection from 6.84 to 5.74 ms; double's 2 columns held 112 registers (2 blocks a
  * multiprocessor) and its one column 58 (4 blocks): thesis, one H100, 11.3 -> 10.1 ms. A
- * block is DBTR_GS_X x DBTR_GS_Y threads, one warp along x: DBTR_GS_Y / DBTR_GS_Z groups of
- * rows, each in DBTR_GS_Z consecutive slices (warp w takes group w / DBTR_GS_Z, slice
+ * block is DBTR_GS_X x DBTR_GS_Y threads, one warp along x: DBTR_SEP_GROUPS groups of rows,
+ * each in DBTR_GS_Z consecutive slices (warp w takes group w / DBTR_GS_Z, slice
  * w % DBTR_GS_Z), so that the warps of a block read nearly the same pixels of each view
  * (thesis, one H100: back 5.31 -> 5.22 ms in fast, 8 groups of one slice against 4 of 2
  * slices; 4 and 8 slices were slower, 5.68 and 5.70).
@@ -65,7 +65,8 @@ enum {
 enum {
   DBTR_TILE_X = DBTR_GX * DBTR_MICRO,
   DBTR_TILE_Y = DBTR_GY * DBTR_MICRO,
-  DBTR_SEP_TILE_Y = DBTR_GS_Y / DBTR_GS_Z * DBTR_GROUP
+  DBTR_SEP_GROUPS = DBTR_GS_Y / DBTR_GS_Z,
+  DBTR_SEP_TILE_Y = DBTR_SEP_GROUPS * DBTR_GROUP
 };
 
 /* The number of tiles (blocks, groups) of `tile` that cover n, in n's type. */

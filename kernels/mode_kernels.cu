@@ -403,7 +403,7 @@ enum { GATHER_TILE_X = DBTR_GS_X * MODE_GATHER_COLS };
 
 /* The gather back projection with the update, for separable views: one thread per
  * MODE_GATHER_COLS voxel columns (x, x + DBTR_GS_X, ...) and group of DBTR_GROUP voxel rows of
- * one slice; a block GATHER_TILE_X columns, DBTR_GS_Y / DBTR_GS_Z groups and DBTR_GS_Z
+ * one slice; a block GATHER_TILE_X columns, DBTR_SEP_GROUPS groups and DBTR_GS_Z
  * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
  * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
  * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are
@@ -415,7 +415,7 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
   unsigned zt = (unsigned)DBTR_TILES(nz, DBTR_GS_Z), t = blockIdx.x / zt;
   int z = (int)(blockIdx.x % zt) * DBTR_GS_Z + (int)threadIdx.y % DBTR_GS_Z;
   int x0 = (int)(t % (unsigned)tiles_x) * GATHER_TILE_X + (int)threadIdx.x;
-  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * (DBTR_GS_Y / DBTR_GS_Z) + (int)threadIdx.y / DBTR_GS_Z;
+  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_SEP_GROUPS + (int)threadIdx.y / DBTR_GS_Z;
   if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
   T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
 #pragma unroll
@@ -733,7 +733,7 @@ int reduce_fit(const part *s, int n) {
 
 int gather_sep(const part *s, const int *views, int n) {
   int tiles_x = DBTR_TILES(s->nx, GATHER_TILE_X);
-  int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_GS_Y / DBTR_GS_Z);
+  int tiles_y = DBTR_TILES(DBTR_N_GROUPS(s->y1) - s->y0 / DBTR_GROUP, DBTR_SEP_GROUPS);
   unsigned blocks = (unsigned)DBTR_TILES(s->nz, DBTR_GS_Z) * (unsigned)tiles_x * (unsigned)tiles_y;
   k_gather_sep<<<blocks, dim3(DBTR_GS_X, DBTR_GS_Y, 1)>>>(
       views, n, sep_of(&s->sep), (const T *)s->e, s->elo, s->ehi - s->elo, (T *)s->vol, s->vlo, s->vhi - s->vlo, s->nx,

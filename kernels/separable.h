@@ -13,7 +13,8 @@
  * macros recon/separable.h takes (which it includes at the end, for the shared builder) and
  *   DBTR_GROUPW            dbtr_groupw_f / _d (kernels/layout.h)
  *   DBTR_GATHER_COLS       the voxel columns gather_sep takes: the precision's
- *                          DBTR_GATHER_COLS_F, _D or _DD (kernels/layout.h)
+ *                          DBTR_GATHER_COLS_F, _D or _DD (kernels/layout.h); the instance
+ *                          names it gather_cols, for its callers
  *   DBTR_SEP_TABLES        the name this instance gives its tables type (defined here)
  *   DBTR_LOAD_PAIR(a, b, src), DBTR_LOAD_GROUP(dst, src)  optional: copy a pixel's pair
  *                          (e1, e2), and the DBTR_GROUP row weights of one union row (kernels
@@ -38,6 +39,9 @@
 #endif
 
 #define T DBTR_T
+
+/* The voxel columns this instance's gather_sep takes. */
+enum { DBTR_FN(gather_cols) = DBTR_GATHER_COLS };
 
 /* The tables of every view and slice. The gather reads xs, xw, gs and gw; the rest serve the
  * set-up. */

@@ -12,7 +12,6 @@
  *   SVIEW_OF, SFOOT_CONVERT      the host's view for that type (dbtr_view_reduce) and its
  *                                rounding of footprints
  *   SPREC    the dbtr_precision of ST
- *   SCOLS    the voxel columns the GPU's gather takes in this precision (kernels/layout.h)
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
  * (run step by step as kernels/mode_kernels.cu runs it), then compares every voxel's gather with
@@ -137,19 +136,19 @@ static size_t SN(compare)(const SN(tables) * t) {
     pairs[2 * i + 1] = e2[i];
   }
   int nx = (int)t->nx, ny = (int)t->ny, nr = (int)t->nr, nc = (int)t->nc;
-  /* Voxel columns x, x + xstep, ... (SCOLS of them), as the GPU takes them (xstep DBTR_GS_X
-   * there, one warp); a column past the grid has no slots. */
-  const size_t xstep = 3, xtile = xstep * SCOLS;
+  /* Voxel columns x, x + xstep, ... (as many as this precision's gather_sep takes), as the GPU
+   * takes them (xstep DBTR_GS_X there, one warp); a column past the grid has no slots. */
+  const size_t xstep = 3, xtile = xstep * SF(gather_cols);
   for (size_t z = 0; !ndiff && z < t->nz; z++)
     for (size_t gi = 0; gi < t->ng; gi++)
       for (size_t x0 = 0; x0 < t->nx; x0 += xtile)
         for (size_t lane = 0; lane < xstep && x0 + lane < t->nx; lane++) {
-          ST a1[SCOLS][DBTR_GROUP] = {{0}}, a2[SCOLS][DBTR_GROUP] = {{0}};
+          ST a1[SF(gather_cols)][DBTR_GROUP] = {{0}}, a2[SF(gather_cols)][DBTR_GROUP] = {{0}};
           for (size_t k = 0; k < t->nv; k++) {
             size_t kz = k * t->nz + z;
-            dbtr_slots xs[SCOLS];
-            ST xw[SCOLS][DBTR_SLOTS];
-            for (size_t a = 0; a < SCOLS; a++) {
+            dbtr_slots xs[SF(gather_cols)];
+            ST xw[SF(gather_cols)][DBTR_SLOTS];
+            for (size_t a = 0; a < SF(gather_cols); a++) {
               size_t x = x0 + lane + a * xstep;
               xs[a] = x < t->nx ? t->sep.xs[kz * t->nx + x] : DBTR_NO_SLOTS;
               for (int i = 0; i < DBTR_SLOTS; i++) xw[a][i] = x < t->nx ? t->sep.xw[kz * t->nx + x].w[i] : (ST)0;
@@ -157,7 +156,7 @@ static size_t SN(compare)(const SN(tables) * t) {
             SF(gather_sep)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
                            pairs + 2 * k * t->npix, nc, a1, a2);
           }
-          for (size_t a = 0; a < SCOLS; a++)
+          for (size_t a = 0; a < SF(gather_cols); a++)
             for (size_t b = 0; b < DBTR_GROUP; b++) {
               size_t x = x0 + lane + a * xstep, y = gi * DBTR_GROUP + b;
               if (x >= t->nx || y >= t->ny) continue;
@@ -228,4 +227,3 @@ static size_t SN(compare_cpu)(const SN(tables) * t, const dbtr_geom *g, const db
 #undef SVIEW_OF
 #undef SFOOT_CONVERT
 #undef SPREC
-#undef SCOLS

@@ -59,7 +59,6 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT dbtr_footprint_to_f
 #define SPREC DBTR_PREC_FLOAT
-#define SCOLS DBTR_GATHER_COLS_F
 #include "tests/separable_check.h"
 
 #define ST double
@@ -71,7 +70,6 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SVIEW_OF dbtr_view_reduce
 #define SFOOT_CONVERT copy_foot_d
 #define SPREC DBTR_PREC_DOUBLE
-#define SCOLS DBTR_GATHER_COLS_D
 #include "tests/separable_check.h"
 
 /* Builds both precisions' tables for a preset at test size, turned by rotate_deg about z
