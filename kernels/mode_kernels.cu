@@ -102,6 +102,9 @@ namespace {
 #define DBTR_SEP_TABLES sep_tables
 #define DBTR_LOAD_PAIR MODE_LOAD_PAIR
 #define DBTR_LOAD_GROUP MODE_LOAD4
+#if MODE_GATHER_ADDS_ZEROS
+#define DBTR_FINITE(a) isfinite(a)
+#endif
 #ifdef DBTR_P_SAME_BITS
 #define DBTR_OF_INT(i) DBTR_P_OF_INT(i)
 #define DBTR_EQ(a, b) DBTR_P_EQ(a, b)
@@ -401,23 +404,12 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
 /* The voxel columns of one block of the separable gather (kernels/layout.h). */
 enum { GATHER_TILE_X = DBTR_GS_X * MODE_GATHER_COLS };
 
-/* The gather back projection with the update, for separable views: one thread per
- * MODE_GATHER_COLS voxel columns (x, x + DBTR_GS_X, ...) and group of DBTR_GROUP voxel rows of
- * one slice; a block GATHER_TILE_X columns, DBTR_SEP_GROUPS groups and DBTR_GS_Z
- * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
- * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
- * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are
- * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
- * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
- * detector rows of each view from elo. */
-__global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo,
-                             int v_rows, int nx, int y0, int y1, int nz, int n_cols, int tiles_x, int update) {
-  unsigned zt = (unsigned)DBTR_TILES(nz, DBTR_GS_Z), t = blockIdx.x / zt;
-  int z = (int)(blockIdx.x % zt) * DBTR_GS_Z + (int)threadIdx.y % DBTR_GS_Z;
-  int x0 = (int)(t % (unsigned)tiles_x) * GATHER_TILE_X + (int)threadIdx.x;
-  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_SEP_GROUPS + (int)threadIdx.y / DBTR_GS_Z;
-  if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
-  T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
+/* The sums a1, a2 of k_gather_sep's thread (below) over views views[0 .. n), from 0, through
+ * gather_sep with or without skip_zero (a constant at each call). */
+__device__ __forceinline__ void gather_sep_views(const int *views, int n, const sep_tables &sep, const T *e, int elo,
+                                                 int e_rows, int nx, int x0, int gi, int z, int nz, int n_cols,
+                                                 int skip_zero, T a1[MODE_GATHER_COLS][DBTR_GROUP],
+                                                 T a2[MODE_GATHER_COLS][DBTR_GROUP]) {
 #pragma unroll
   for (int a = 0; a < MODE_GATHER_COLS; a++)
 #pragma unroll
@@ -444,8 +436,35 @@ __global__ void k_gather_sep(const int *views, int n, sep_tables sep, const T *e
     if (!any || gs.n == 0) continue;
     gs.p0 -= elo; /* the rows of e held, from elo */
     g_gather_sep(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi],
-                 e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, a1, a2);
+                 e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, skip_zero, a1, a2);
   }
+}
+
+/* The gather back projection with the update, for separable views: one thread per
+ * MODE_GATHER_COLS voxel columns (x, x + DBTR_GS_X, ...) and group of DBTR_GROUP voxel rows of
+ * one slice; a block GATHER_TILE_X columns, DBTR_SEP_GROUPS groups and DBTR_GS_Z
+ * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
+ * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
+ * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are
+ * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
+ * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
+ * detector rows of each view from elo. */
+__global__ void __launch_bounds__(DBTR_GS_X * DBTR_GS_Y, MODE_GATHER_BLOCKS)
+    k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo, int v_rows,
+                 int nx, int y0, int y1, int nz, int n_cols, int tiles_x, int update) {
+  unsigned zt = (unsigned)DBTR_TILES(nz, DBTR_GS_Z), t = blockIdx.x / zt;
+  int z = (int)(blockIdx.x % zt) * DBTR_GS_Z + (int)threadIdx.y % DBTR_GS_Z;
+  int x0 = (int)(t % (unsigned)tiles_x) * GATHER_TILE_X + (int)threadIdx.x;
+  int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_SEP_GROUPS + (int)threadIdx.y / DBTR_GS_Z;
+  if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
+  T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
+#if MODE_GATHER_ADDS_ZEROS
+  /* Without the test of each product's weight, then with it where a sum shows that a value read
+   * was not finite (gather_sep, sums_finite): the same sums. */
+  gather_sep_views(views, n, sep, e, elo, e_rows, nx, x0, gi, z, nz, n_cols, 0, a1, a2);
+  if (!g_sums_finite(a1, a2))
+#endif
+    gather_sep_views(views, n, sep, e, elo, e_rows, nx, x0, gi, z, nz, n_cols, 1, a1, a2);
 #pragma unroll
   for (int a = 0; a < MODE_GATHER_COLS; a++)
 #pragma unroll

@@ -165,6 +165,22 @@
  * slice (and, in a run, their voxel rows), and MODE_FWD_BLOCKS blocks a multiprocessor its
  * registers are bound to hold; chosen by measuring layouts on the thesis problem
  * (docs/performance.md). */
+/* The separable gather (k_gather_sep) adds a term of zero weight rather than test each
+ * product's weight (kernels/separable.h, gather_sep and sums_finite: the same sums, bit for bit),
+ * and tests them only in the threads whose sums show a value read that is not finite. In float
+ * and double, that is; dd keeps the test: its sums are pairs, and the lower part's sign of
+ * zero is not held to the argument that a sum is never -0. */
+#define MODE_GATHER_ADDS_ZEROS (DBTR_P_ID != DBTR_P_ID_DD)
+/* ... and its blocks a multiprocessor, whose registers its launch bounds hold: 4 in float and
+ * double, where the two passes over the views above (inlined twice) would take double's gather
+ * from 58 registers to 68 (3 blocks), and bound to 4 it spills 8 bytes outside its loops; dd's
+ * gather takes 214 registers and is not bound (bound to 4, it took 169 ms against 68). */
+#if DBTR_P_ID == DBTR_P_ID_DD
+#define MODE_GATHER_BLOCKS 1
+#else
+#define MODE_GATHER_BLOCKS 4
+#endif
+
 #if DBTR_P_ID == DBTR_P_ID_FLOAT
 #define MODE_FWD_ROWS 4
 #define MODE_FWD_BLOCKS 5

@@ -19,6 +19,8 @@
  *   DBTR_LOAD_PAIR(a, b, src), DBTR_LOAD_GROUP(dst, src)  optional: copy a pixel's pair
  *                          (e1, e2), and the DBTR_GROUP row weights of one union row (kernels
  *                          use one vector load each); they move bits, compute nothing
+ *   DBTR_FINITE(a)         optional: whether a (a T) is finite; where defined, sums_finite is
+ *                          too, and gather_sep may be called without skip_zero
  * The macros are undefined at the end. */
 #include <stddef.h>
 
@@ -82,16 +84,18 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
  * (e1, e2), (n_rows, n_cols, 2). Rows in order, then columns: a voxel's weight is 0 in the
  * union's rows outside its own slots and in its column slots whose ray misses it, so each
  * voxel adds the nonzero terms of its own box in the raster order of gather_view. A zero
- * row weight skips that voxel row for the row, and a zero column weight the pixel: both only
- * leave out zero terms. */
+ * row weight skips that voxel row for the row. With skip_zero, a zero weight skips the pixel,
+ * as gather_view does; without it (a constant at the call, so that the test is compiled out)
+ * the term w v is added all the same, which changes no sum while the values read are finite:
+ * see sums_finite. */
 static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_COLS],
                                                const T xw[DBTR_GATHER_COLS][DBTR_SLOTS], dbtr_slots g,
-                                               const DBTR_GROUPW *gw, const T *e, int n_cols,
+                                               const DBTR_GROUPW *gw, const T *e, int n_cols, int skip_zero,
                                                T acc1[DBTR_GATHER_COLS][DBTR_GROUP],
                                                T acc2[DBTR_GATHER_COLS][DBTR_GROUP]) {
   /* Each column's first slot in the union's row u, in elements from e: advanced a detector row a
    * step. Every slot is read, also those of weight 0 (past a column's n, or where its ray misses
-   * the voxel), whose values are never used: e holds 2 DBTR_SLOTS elements past its last pixel. */
+   * the voxel): e holds 2 DBTR_SLOTS elements past its last pixel. */
   int o[DBTR_GATHER_COLS], step = 2 * n_cols;
   DBTR_UNROLL
   for (int a = 0; a < DBTR_GATHER_COLS; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
@@ -112,13 +116,34 @@ static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_C
         DBTR_UNROLL
         for (int i = 0; i < DBTR_SLOTS; i++) {
           T w = DBTR_FN(weight_xy)(xw[a][i], yw[b]);
-          if (DBTR_EQ(w, DBTR_OF_INT(0))) continue;
+          if (skip_zero && DBTR_EQ(w, DBTR_OF_INT(0))) continue;
           DBTR_FN(accumulate)(w, v1[a][i], v2[a][i], 1, &acc1[a][b], &acc2[a][b]);
         }
       }
     }
   }
 }
+
+#ifdef DBTR_FINITE
+/* Whether every sum a gather_sep without skip_zero made, from 0, is finite: then they are
+ * skip_zero's sums bit for bit, else the caller makes them again with skip_zero. A term of
+ * zero weight adds w v = +-0 where v is finite, which leaves a sum as it is unless the sum is
+ * -0; a sum starts at +0 and in round to nearest becomes -0 only as -0 + -0, so it never is
+ * one. (Where results are flushed to zero, in `fast`, a sum whose exact value is a negative
+ * subnormal becomes -0, and a later zero term then makes it +0: the same value, another sign
+ * of zero.) Where a value read is infinite or NaN, 0 v is NaN, and a sum that takes a NaN or
+ * an infinite term stays NaN or infinite: some sum is not finite. */
+static inline DBTR_HD int DBTR_FN(sums_finite)(const T acc1[DBTR_GATHER_COLS][DBTR_GROUP],
+                                               const T acc2[DBTR_GATHER_COLS][DBTR_GROUP]) {
+  int ok = 1;
+  DBTR_UNROLL
+  for (int a = 0; a < DBTR_GATHER_COLS; a++) {
+    DBTR_UNROLL
+    for (int b = 0; b < DBTR_GROUP; b++) ok &= DBTR_FINITE(acc1[a][b]) && DBTR_FINITE(acc2[a][b]);
+  }
+  return ok;
+}
+#endif
 
 /* The GPU's last step of the builder (recon/separable.h, "The builder"), after sep_check. */
 /* The union and the row weights of every group of DBTR_GROUP voxel rows (group_slots); rows
@@ -143,6 +168,7 @@ static inline DBTR_HD void DBTR_FN(sep_groups)(size_t n_views, int nz, int ny, D
 #undef DBTR_GATHER_COLS
 #undef DBTR_LOAD_PAIR
 #undef DBTR_LOAD_GROUP
+#undef DBTR_FINITE
 
 /* The shared tables' builder, in this instance; it undefines the shared macros. */
 #include "recon/separable.h"

@@ -15,7 +15,8 @@
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
  * (run step by step as kernels/mode_kernels.cu runs it), then compares every voxel's gather with
- * the per-pixel reference, bit for bit. */
+ * the per-pixel reference, bit for bit, with and without the test of each product's weight,
+ * on finite pixel terms and on some infinite and NaN ones. */
 
 #ifndef SR
 #define SR ST
@@ -111,9 +112,35 @@ static int SN(tables_build)(SN(tables) * t, const dbtr_geom *g, const dbtr_grid 
 
 static int SN(same)(ST a, ST b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* The sums of the GPU's thread (kernels/mode_kernels.cu, k_gather_sep) that takes the voxel
+ * columns x, x + xstep, ... and group gi of slice z, over all views, from 0, with or without
+ * gather_sep's skip_zero. */
+static void SN(gather_views)(const SN(tables) * t, const ST *pairs, size_t z, size_t gi, size_t x, size_t xstep,
+                             int skip_zero, ST a1[SF(gather_cols)][DBTR_GROUP], ST a2[SF(gather_cols)][DBTR_GROUP]) {
+  for (size_t a = 0; a < SF(gather_cols); a++)
+    for (size_t b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = 0;
+  for (size_t k = 0; k < t->nv; k++) {
+    size_t kz = k * t->nz + z;
+    dbtr_slots xs[SF(gather_cols)];
+    ST xw[SF(gather_cols)][DBTR_SLOTS];
+    for (size_t a = 0; a < SF(gather_cols); a++) {
+      size_t xa = x + a * xstep;
+      xs[a] = xa < t->nx ? t->sep.xs[kz * t->nx + xa] : DBTR_NO_SLOTS;
+      for (int i = 0; i < DBTR_SLOTS; i++) xw[a][i] = xa < t->nx ? t->sep.xw[kz * t->nx + xa].w[i] : (ST)0;
+    }
+    SF(gather_sep)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
+                   pairs + 2 * k * t->npix, (int)t->nc, skip_zero, a1, a2);
+  }
+}
+
 /* Every voxel's gather over all views, through the tables and through the per-pixel
- * reference, on random pixel terms. Returns the number of values that differ in their bits. */
-static size_t SN(compare)(const SN(tables) * t) {
+ * reference, on random pixel terms; with plant, one pixel of every 97 is infinite or NaN.
+ * gather_sep with skip_zero must give the reference's bits (NaN and infinite sums included);
+ * without it, the bits of skip_zero wherever its thread's sums are all finite (sums_finite),
+ * the case in which k_gather_sep keeps them. Returns the number of values that differ in their
+ * bits; *redone counts the threads whose sums were not all finite (k_gather_sep makes them
+ * again with skip_zero). */
+static size_t SN(compare)(const SN(tables) * t, int plant, size_t *redone) {
   size_t nproj = t->nv * t->npix, ndiff = 0;
   /* The GPU's gather reads every slot of a column, also those of weight 0 (kernels/separable.h,
    * gather_sep): its pairs hold 2 DBTR_SLOTS elements past the last pixel, NaN here, so that a
@@ -122,6 +149,7 @@ static size_t SN(compare)(const SN(tables) * t) {
   size_t tail = 2 * DBTR_SLOTS;
   ST *e1 = malloc(nproj * sizeof(ST)), *e2 = malloc(nproj * sizeof(ST));
   ST *pairs = malloc((2 * nproj + tail) * sizeof(ST));
+  *redone = 0;
   if (!e1 || !e2 || !pairs) {
     TEST__FAIL("out of memory");
     ndiff = 1;
@@ -132,6 +160,10 @@ static size_t SN(compare)(const SN(tables) * t) {
   for (size_t i = 0; !ndiff && i < nproj; i++) {
     e1[i] = (ST)(test_rnd() - 0.5);
     e2[i] = (ST)test_rnd();
+    /* Planted: e1 infinite in one pixel of 97, e2 NaN in another (97 and 40: no pattern of the
+     * detector's rows or of the slots' columns). */
+    if (plant && i % 97 == 0) e1[i] = (ST)INFINITY;
+    if (plant && i % 97 == 40) e2[i] = (ST)NAN;
     pairs[2 * i] = e1[i];
     pairs[2 * i + 1] = e2[i];
   }
@@ -143,19 +175,12 @@ static size_t SN(compare)(const SN(tables) * t) {
     for (size_t gi = 0; gi < t->ng; gi++)
       for (size_t x0 = 0; x0 < t->nx; x0 += xtile)
         for (size_t lane = 0; lane < xstep && x0 + lane < t->nx; lane++) {
-          ST a1[SF(gather_cols)][DBTR_GROUP] = {{0}}, a2[SF(gather_cols)][DBTR_GROUP] = {{0}};
-          for (size_t k = 0; k < t->nv; k++) {
-            size_t kz = k * t->nz + z;
-            dbtr_slots xs[SF(gather_cols)];
-            ST xw[SF(gather_cols)][DBTR_SLOTS];
-            for (size_t a = 0; a < SF(gather_cols); a++) {
-              size_t x = x0 + lane + a * xstep;
-              xs[a] = x < t->nx ? t->sep.xs[kz * t->nx + x] : DBTR_NO_SLOTS;
-              for (int i = 0; i < DBTR_SLOTS; i++) xw[a][i] = x < t->nx ? t->sep.xw[kz * t->nx + x].w[i] : (ST)0;
-            }
-            SF(gather_sep)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
-                           pairs + 2 * k * t->npix, nc, a1, a2);
-          }
+          ST a1[SF(gather_cols)][DBTR_GROUP], a2[SF(gather_cols)][DBTR_GROUP];
+          ST b1[SF(gather_cols)][DBTR_GROUP], b2[SF(gather_cols)][DBTR_GROUP];
+          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 1, a1, a2);
+          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 0, b1, b2);
+          int kept = SF(sums_finite)((const ST(*)[DBTR_GROUP])b1, (const ST(*)[DBTR_GROUP])b2);
+          *redone += (size_t)!kept;
           for (size_t a = 0; a < SF(gather_cols); a++)
             for (size_t b = 0; b < DBTR_GROUP; b++) {
               size_t x = x0 + lane + a * xstep, y = gi * DBTR_GROUP + b;
@@ -165,6 +190,7 @@ static size_t SN(compare)(const SN(tables) * t) {
                 SF(gather_view)(&t->foot[k * t->nz + z], t->rays + 4 * k * t->npix, e1 + k * t->npix, e2 + k * t->npix,
                                 (int)x, (int)y, (int)z, nx, ny, nr, nc, &r1, &r2);
               ndiff += (size_t)!SN(same)(r1, a1[a][b]) + (size_t)!SN(same)(r2, a2[a][b]);
+              if (kept) ndiff += (size_t)!SN(same)(b1[a][b], a1[a][b]) + (size_t)!SN(same)(b2[a][b], a2[a][b]);
             }
         }
   free(e1);

@@ -5,7 +5,8 @@
  * In every mode: the device path (the caller's device arrays, read and written in place) gives
  * the host path's bits; a budget of one view's ray records at a time gives the unbatched bits;
  * the pair is adjoint within the mode's rounding bound; and the match modes (and dd) give their
- * CPU class's bits, forward and back, and so FBP's (engine/fbp.h), which runs through them. */
+ * CPU class's bits, forward and back, and so FBP's (engine/fbp.h), which runs through them, and
+ * back projecting infinite and NaN pixel values too. */
 #include <cuda_runtime_api.h>
 #include <float.h>
 #include <math.h>
@@ -206,4 +207,70 @@ DBTR_TEST(fbp_match) {
   dbtr_geom_free(&scan.geom);
 }
 
-DBTR_TEST_MAIN(modes_tiny, modes_hologic, modes_thesis, fbp_match)
+/* Pixel values that are infinite or NaN, in view 0: the separable gather makes again, with the
+ * test of each product's weight, the sums of its threads whose sums are not finite
+ * (kernels/separable.h, sums_finite), and the match modes (and dd) still give their CPU class's
+ * back projection: the same bits in every voxel that is not NaN, and NaN where the CPU's is (a
+ * GPU's NaN has bits of its own). */
+DBTR_TEST(back_not_finite) {
+  need_gpu();
+  dbtr_geom g;
+  dbtr_grid grid;
+  REQUIRE_OK(test_small_problem("hologic", &g, &grid));
+  size_t nv = grid.nx * grid.ny * grid.nz, np = g.n_views * g.n_rows * g.n_cols, npix = g.n_rows * g.n_cols;
+  double *yd = malloc(np * sizeof *yd), *gd = malloc(nv * sizeof *gd), *cd = malloc(nv * sizeof *cd);
+  REQUIRE(yd && gd && cd);
+  test_rng_state = 13;
+  /* One pixel of 211 in view 0 infinite, another NaN (211 and 100: no pattern of the detector's
+   * rows or columns): a few voxels take them with a nonzero weight, more read them at weight 0. */
+  for (size_t i = 0; i < np; i++) {
+    yd[i] = test_rnd() - 0.5;
+    if (i < npix && i % 211 == 0) yd[i] = INFINITY;
+    if (i < npix && i % 211 == 100) yd[i] = NAN;
+  }
+  for (size_t i = 0; dbtr_mode_at(i); i++) {
+    const dbtr_mode_info *info = dbtr_mode_at(i);
+    if (!info->gpu || info->variant || !info->bitwise_class) continue;
+    dbtr_projector_opts o = {.backend = {.backend = "gpu", .mode = info->name}};
+    dbtr_projector *p = NULL;
+    REQUIRE_OK(dbtr_projector_open(&p, &g, &grid, &o));
+    dbtr_precision prec = dbtr_projector_precision(p);
+    size_t es = dbtr_precision_size(prec);
+    unsigned char *y = malloc(np * es), *gv = malloc(nv * es), *cv = malloc(nv * es);
+    REQUIRE(y && gv && cv);
+    dbtr_convert_from_double(prec, yd, np, y);
+    CHECK_OK(dbtr_projector_back(p, y, gv, DBTR_MEMORY_HOST));
+    dbtr_cpu_projector *ref = NULL;
+    REQUIRE_OK(dbtr_cpu_projector_create(&ref, &g, &grid, prec, 0));
+    CHECK_OK(dbtr_cpu_back(ref, y, cv));
+    dbtr_cpu_projector_destroy(&ref);
+    dbtr_convert_to_double(prec, gv, nv, gd);
+    dbtr_convert_to_double(prec, cv, nv, cd);
+    size_t nan = 0, inf = 0, differ = 0;
+    for (size_t j = 0; j < nv; j++) {
+      if (isnan(cd[j]) || isnan(gd[j])) {
+        nan++;
+        differ += !(isnan(cd[j]) && isnan(gd[j]));
+        continue;
+      }
+      inf += isinf(cd[j]) != 0;
+      differ += memcmp(gv + j * es, cv + j * es, es) != 0;
+    }
+    printf("hologic, %s: back projection of infinite and NaN pixels: %zu voxels NaN, %zu infinite, %zu finite; "
+           "%zu differ from %s\n",
+           info->name, nan, inf, nv - nan - inf, differ, info->bitwise_class);
+    CHECK_EQ_U64(differ, 0);
+    CHECK_GT(nan + inf, 0);
+    CHECK_GT(nv - nan - inf, nv / 2);
+    free(y);
+    free(gv);
+    free(cv);
+    dbtr_projector_close(&p);
+  }
+  free(yd);
+  free(gd);
+  free(cd);
+  dbtr_geom_free(&g);
+}
+
+DBTR_TEST_MAIN(modes_tiny, modes_hologic, modes_thesis, fbp_match, back_not_finite)
