@@ -160,11 +160,6 @@
  * slices a step, each added in order (nvcc does not unroll it unasked; by 4 was slower). */
 #define DBTR_SLICE_LOOP_UNROLL _Pragma("unroll 2")
 
-/* The separable forward projection (kernels/mode_kernels.cu, k_forward_sep) and its thread
- * layout: MODE_FWD_ROWS detector rows a thread, which share their column's crossing of each
- * slice (and, in a run, their voxel rows), and MODE_FWD_BLOCKS blocks a multiprocessor its
- * registers are bound to hold; chosen by measuring layouts on the thesis problem
- * (docs/performance.md). */
 /* The separable gather (k_gather_sep) adds a term of zero weight rather than test each
  * product's weight (kernels/separable.h, gather_sep and sums_finite: the same sums, bit for bit),
  * and tests them only in the threads whose sums show a value read that is not finite. In float
@@ -174,13 +169,19 @@
 /* ... and its blocks a multiprocessor, whose registers its launch bounds hold: 4 in float and
  * double, where the two passes over the views above (inlined twice) would take double's gather
  * from 58 registers to 68 (3 blocks), and bound to 4 it spills 8 bytes outside its loops; dd's
- * gather takes 214 registers and is not bound (bound to 4, it took 169 ms against 68). */
+ * gather takes 214 registers and is not bound (bound to 4, thesis back projection took 169 ms
+ * against 68, one H200). */
 #if DBTR_P_ID == DBTR_P_ID_DD
 #define MODE_GATHER_BLOCKS 1
 #else
 #define MODE_GATHER_BLOCKS 4
 #endif
 
+/* The separable forward projection (kernels/mode_kernels.cu, k_forward_sep) and its thread
+ * layout: MODE_FWD_ROWS detector rows a thread, which share their column's crossing of each
+ * slice (and, in a run, their voxel rows), and MODE_FWD_BLOCKS blocks a multiprocessor its
+ * registers are bound to hold; chosen by measuring layouts on the thesis problem
+ * (docs/performance.md). */
 #if DBTR_P_ID == DBTR_P_ID_FLOAT
 #define MODE_FWD_ROWS 4
 #define MODE_FWD_BLOCKS 5
