@@ -458,13 +458,14 @@ __global__ void __launch_bounds__(DBTR_GS_X * DBTR_GS_Y, MODE_GATHER_BLOCKS)
   int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_SEP_GROUPS + (int)threadIdx.y / DBTR_GS_Z;
   if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
   T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
+  int tested = 1; /* whether the sums must be made with the test of each product's weight */
 #if MODE_GATHER_ADDS_ZEROS
-  /* Without the test of each product's weight, then with it where a sum shows that a value read
-   * was not finite (gather_sep, sums_finite): the same sums. */
+  /* Without the test, then with it where a sum shows that a value read was not finite
+   * (gather_sep, sums_finite): the same sums. */
   gather_sep_views(views, n, sep, e, elo, e_rows, nx, x0, gi, z, nz, n_cols, 0, a1, a2);
-  if (!g_sums_finite(a1, a2))
+  tested = !g_sums_finite(a1, a2);
 #endif
-    gather_sep_views(views, n, sep, e, elo, e_rows, nx, x0, gi, z, nz, n_cols, 1, a1, a2);
+  if (tested) gather_sep_views(views, n, sep, e, elo, e_rows, nx, x0, gi, z, nz, n_cols, 1, a1, a2);
 #pragma unroll
   for (int a = 0; a < MODE_GATHER_COLS; a++)
 #pragma unroll

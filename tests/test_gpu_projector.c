@@ -260,6 +260,9 @@ DBTR_TEST(back_not_finite) {
            "%zu differ from %s\n",
            info->name, nan, inf, nv - nan - inf, differ, info->bitwise_class);
     CHECK_EQ_U64(differ, 0);
+    /* The planted values reach some voxels, and most voxels stay finite, so that the bitwise
+     * comparison above covers the threads that kept their first sums as well as those made
+     * again (a half: the planted pixels are 1 in 211 of one view of 15). */
     CHECK_GT(nan + inf, 0);
     CHECK_GT(nv - nan - inf, nv / 2);
     free(y);
