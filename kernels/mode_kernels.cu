@@ -404,6 +404,13 @@ __device__ void update_voxel(T *vol, size_t j, T a1, T a2, int update) {
 /* The voxel columns of one block of the separable gather (kernels/layout.h). */
 enum { GATHER_TILE_X = DBTR_GS_X * MODE_GATHER_COLS };
 
+/* The separable gather in the mode's order (recon/modes.def's gather column). */
+#if MODE_GATHER_FACTORED
+#define MODE_GATHER_SEP g_gather_sep_factored
+#else
+#define MODE_GATHER_SEP g_gather_sep
+#endif
+
 /* The sums a1, a2 of k_gather_sep's thread (below) over views views[0 .. n), from 0, through
  * gather_sep with or without skip_zero (a constant at each call). */
 __device__ __forceinline__ void gather_sep_views(const int *views, int n, const sep_tables &sep, const T *e, int elo,
@@ -435,8 +442,8 @@ __device__ __forceinline__ void gather_sep_views(const int *views, int n, const 
     }
     if (!any || gs.n == 0) continue;
     gs.p0 -= elo; /* the rows of e held, from elo */
-    g_gather_sep(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi],
-                 e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, skip_zero, a1, a2);
+    MODE_GATHER_SEP(xs, xw, gs, &sep.gw[kz * (size_t)sep.n_groups + (size_t)gi],
+                    e + 2 * k * (size_t)e_rows * (size_t)n_cols, n_cols, skip_zero, a1, a2);
   }
 }
 
@@ -445,7 +452,8 @@ __device__ __forceinline__ void gather_sep_views(const int *views, int n, const 
  * one slice; a block GATHER_TILE_X columns, DBTR_SEP_GROUPS groups and DBTR_GS_Z
  * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
  * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
- * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep). The voxels are
+ * the tables, and each voxel's sums are gather_view's, bit for bit, or in the modes whose
+ * gather is factored (recon/modes.def) that order's (gather_sep). The voxels are
  * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
  * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
  * detector rows of each view from elo. */
@@ -458,7 +466,7 @@ __global__ void __launch_bounds__(DBTR_GS_X * DBTR_GS_Y, MODE_GATHER_BLOCKS)
   int gi = y0 / DBTR_GROUP + (int)(t / (unsigned)tiles_x) * DBTR_SEP_GROUPS + (int)threadIdx.y / DBTR_GS_Z;
   if (x0 >= nx || gi >= DBTR_N_GROUPS(y1) || z >= nz) return;
   T a1[MODE_GATHER_COLS][DBTR_GROUP], a2[MODE_GATHER_COLS][DBTR_GROUP];
-  int tested = 1; /* whether the sums must be made with the test of each product's weight */
+  int tested = 1; /* whether the sums must be made with the test of each zero weight */
 #if MODE_GATHER_ADDS_ZEROS
   /* Without the test, then with it where a sum shows that a value read was not finite
    * (gather_sep, sums_finite): the same sums. */

@@ -2,10 +2,11 @@
  * kernels/mode_kernels.cu is being compiled for. Each mode is a row of recon/modes.def;
  * kernels/CMakeLists.txt (and kernels/ptx_audit.sh, which compiles what the build compiles)
  * pass the row's columns as DBTR_ROW_ID, DBTR_ROW_PREC, DBTR_ROW_ARITH, DBTR_ROW_DIV,
- * DBTR_ROW_SQRT and DBTR_ROW_EXP, with the row's nvcc flags (contraction, FTZ, division and
- * sqrt precision). This header turns the columns into the element type and the operations
- * recon/proj_impl.h is written in: one definition for each value a column takes, so that a
- * mode is a row, and a new kind of operation is a new value here. */
+ * DBTR_ROW_SQRT, DBTR_ROW_EXP and DBTR_ROW_GATHER, with the row's nvcc flags (contraction, FTZ,
+ * division and sqrt precision). This header turns the columns into the element type and the
+ * operations recon/proj_impl.h is written in, and the separable gather's order: one definition
+ * for each value a column takes, so that a mode is a row, and a new kind of operation is a new
+ * value here. */
 #ifndef DBTR_KERNELS_MODES_H
 #define DBTR_KERNELS_MODES_H
 
@@ -64,7 +65,7 @@
 #define DBTR_LOAD4_DD(d, s) DBTR_LOAD_RAY_DD(d, s)
 
 #if !defined(DBTR_ROW_ID) || !defined(DBTR_ROW_PREC) || !defined(DBTR_ROW_ARITH) || !defined(DBTR_ROW_DIV) || \
-    !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP)
+    !defined(DBTR_ROW_SQRT) || !defined(DBTR_ROW_EXP) || !defined(DBTR_ROW_GATHER)
 #error "compile kernels/mode_kernels.cu with the columns of a row of recon/modes.def (kernels/CMakeLists.txt)"
 #endif
 
@@ -166,13 +167,27 @@
  * and double, that is; dd keeps the test: its sums are pairs, and the lower part's sign of
  * zero is not held to the argument that a sum is never -0. */
 #define MODE_GATHER_ADDS_ZEROS (DBTR_P_ID != DBTR_P_ID_DD)
+/* gather: the order of its terms: the CPU's (kernels/separable.h, gather_sep), or factored, each
+ * row's column sums first (gather_sep_factored). The referee's is the CPU's: its rows are the
+ * CPU's bits. */
+#define MODE__GATHER_cpu 0
+#define MODE__GATHER_factored 1
+#define MODE_GATHER_FACTORED MODE__COL(MODE__GATHER_, DBTR_ROW_GATHER)
+#if MODE_GATHER_FACTORED && DBTR_P_ID == DBTR_P_ID_DD
+#error "recon/modes.def: dd's gather is the CPU's"
+#endif
 /* ... and its blocks a multiprocessor, whose registers its launch bounds hold: 4 in float and
  * double, where the two passes over the views above (inlined twice) would take double's gather
- * from 58 registers to 68 (3 blocks), and bound to 4 it spills 8 bytes outside its loops; dd's
+ * from 58 registers to 68 (3 blocks), and bound to 4 it spills 8 bytes outside its loops; 5
+ * where float's is factored (48 registers; of the values spilled, one is read again in the
+ * union-row loop, the rest once a view), which took the factored back projection 4% below 4
+ * blocks' (thesis, one H100; docs/performance.md); dd's
  * gather takes 214 registers and is not bound (bound to 4, thesis back projection took 169 ms
  * against 68, one H200). */
 #if DBTR_P_ID == DBTR_P_ID_DD
 #define MODE_GATHER_BLOCKS 1
+#elif MODE_GATHER_FACTORED && DBTR_P_ID == DBTR_P_ID_FLOAT
+#define MODE_GATHER_BLOCKS 5
 #else
 #define MODE_GATHER_BLOCKS 4
 #endif

@@ -52,16 +52,16 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dbtr_ptx.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 # One line per row of the table, in its order: INDEX ID NAME KIND PREC ARITH DIV SQRT EXP
-# FLAGS... (the variants column is not needed here). A row is DBTR_MODE(...) or
+# GATHER FLAGS... (the variants column is not needed here). A row is DBTR_MODE(...) or
 # DBTR_VARIANT(...) on one line, its fields free of commas.
 awk -v def="$def" '
 /^DBTR_(MODE|VARIANT)\(/ {
   kind = $0 ~ /^DBTR_MODE\(/ ? "mode" : "variant"
   row = $0; sub(/^DBTR_[A-Z]+\(/, "", row); sub(/\)[ \t]*$/, "", row); gsub(/"/, "", row)
   n = split(row, f, ",")
-  if (n != 10) { print "ptx_audit: " def ": a row of " n " columns, not 10: " $0 > "/dev/stderr"; exit 2 }
+  if (n != 11) { print "ptx_audit: " def ": a row of " n " columns, not 11: " $0 > "/dev/stderr"; exit 2 }
   for (i = 1; i <= n; i++) gsub(/^[ \t]+|[ \t]+$/, "", f[i])
-  print rows++, f[1], f[3], kind, f[4], f[5], f[6], f[7], f[8], f[9]
+  print rows++, f[1], f[3], kind, f[4], f[5], f[6], f[7], f[8], f[9], f[10]
 }
 END { if (!rows) { print "ptx_audit: " def ": no rows" > "/dev/stderr"; exit 2 } }' "$def" >"$work/all.txt"
 # The modes asked for, in the table's order; names may be written with - and + or with _.
@@ -78,16 +78,16 @@ else
 fi
 if [ $rows = 1 ]; then
   awk -v fmt="$fmt" '
-  BEGIN { n = split("mode kind prec arith div sqrt exp", h, " ") }
+  BEGIN { n = split("mode kind prec arith div sqrt exp gather", h, " ") }
   {
-    flags = $10
-    for (i = 11; i <= NF; i++) flags = flags " " $i
+    flags = $11
+    for (i = 12; i <= NF; i++) flags = flags " " $i
     if (fmt == "markdown") {
-      if (NR == 1) print "| mode | kind | prec | arith | div | sqrt | exp | nvcc flags |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
-      printf "| `%s` | %s | %s | %s | %s | %s | %s | `%s` |\n", $3, $4, $5, $6, $7, $8, $9, flags
+      if (NR == 1) print "| mode | kind | prec | arith | div | sqrt | exp | gather | nvcc flags |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+      printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | `%s` |\n", $3, $4, $5, $6, $7, $8, $9, $10, flags
     } else {
-      if (NR == 1) printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %s\n", h[1], h[2], h[3], h[4], h[5], h[6], h[7], "nvcc flags"
-      printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %s\n", $3, $4, $5, $6, $7, $8, $9, flags
+      if (NR == 1) printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %-9s %s\n", h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], "nvcc flags"
+      printf "%-22s %-8s %-7s %-6s %-7s %-5s %-7s %-9s %s\n", $3, $4, $5, $6, $7, $8, $9, $10, flags
     }
   }' "$work/modes.txt"
   exit 0
@@ -103,13 +103,13 @@ arch=${DBTR_PTX_ARCH:-sm_90}
 
 
 # shellcheck disable=SC2034 # name and kind are read to reach the columns after them
-while read -r idx id name kind prec arith div sqrt exp flags; do
+while read -r idx id name kind prec arith div sqrt exp gather flags; do
   # -O3 -DNDEBUG is CMake's Release, the default build type; -std=c++17 is CUDA_STANDARD.
   # $flags is split on purpose: it is a list of options.
   # shellcheck disable=SC2086
   "$nvcc" -ptx -arch="$arch" -O3 -DNDEBUG -std=c++17 -D_POSIX_C_SOURCE=200809L -I. \
     -DDBTR_ROW_ID="$id" -DDBTR_ROW_PREC="$prec" -DDBTR_ROW_ARITH="$arith" -DDBTR_ROW_DIV="$div" \
-    -DDBTR_ROW_SQRT="$sqrt" -DDBTR_ROW_EXP="$exp" $flags kernels/mode_kernels.cu \
+    -DDBTR_ROW_SQRT="$sqrt" -DDBTR_ROW_EXP="$exp" -DDBTR_ROW_GATHER="$gather" $flags kernels/mode_kernels.cu \
     -o "$work/$(printf %02d "$idx").$id.ptx" </dev/null
 done <"$work/modes.txt"
 if [ -n "$keep" ]; then
@@ -138,7 +138,7 @@ BEGIN {
   while ((getline line < modes_file) > 0) {
     n = split(line, w, " "); mname[w[1] + 0] = w[3]
     prec[w[3]] = w[5]; arith[w[3]] = w[6]; div[w[3]] = w[7]; sqrt_[w[3]] = w[8]; exp_[w[3]] = w[9]
-    for (k = 10; k <= n; k++) flags[w[3]] = flags[w[3]] " " w[k]
+    for (k = 11; k <= n; k++) flags[w[3]] = flags[w[3]] " " w[k]
   }
   nrow = 0
   # Launch order: set-up (ray records, then the separable tables), then those of each iteration.

@@ -1,7 +1,8 @@
 /* kernels/separable.h: the GPU's separable gather, in the shape of its thread layout
  * (kernels/layout.h), over the shared tables and builder of recon/separable.h, written once for
  * the kernels (kernels/mode_kernels.cu, with its set-up kernels) and for the CPU test that
- * checks them against the reference (tests/test_separable.c).
+ * checks them against the reference (tests/test_separable.c). It has the gather in each of the
+ * two orders of recon/modes.def's gather column.
  *
  * The GPU's gather takes DBTR_GATHER_COLS voxel columns and a group of DBTR_GROUP voxel rows
  * at once; the rows share the union of their row slots (group_slots, built by sep_groups after
@@ -78,36 +79,52 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
   return 1;
 }
 
+/* Each column's first slot in row 0 of union g, in elements from the view's pairs (n_cols
+ * pixels a row, 2 elements a pixel); the gathers advance them a detector row a step. */
+static inline DBTR_HD void DBTR_FN(gather_offsets)(const dbtr_slots xs[DBTR_GATHER_COLS], dbtr_slots g, int n_cols,
+                                                   int o[DBTR_GATHER_COLS]) {
+  DBTR_UNROLL
+  for (int a = 0; a < DBTR_GATHER_COLS; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
+}
+
+/* Row u of union gw: each voxel row's weight yw[b], and each column's DBTR_SLOTS pixel pairs
+ * from the offsets o, which it advances a detector row (step elements). */
+static inline DBTR_HD void DBTR_FN(gather_row)(const DBTR_GROUPW *gw, int u, const T *e, int step,
+                                               int o[DBTR_GATHER_COLS], T yw[DBTR_GROUP],
+                                               T v1[DBTR_GATHER_COLS][DBTR_SLOTS], T v2[DBTR_GATHER_COLS][DBTR_SLOTS]) {
+  DBTR_LOAD_GROUP(yw, gw->w[u]);
+  DBTR_UNROLL
+  for (int a = 0; a < DBTR_GATHER_COLS; a++) {
+    DBTR_UNROLL
+    for (int i = 0; i < DBTR_SLOTS; i++) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + (o[a] + 2 * i));
+    o[a] += step;
+  }
+}
+
 /* Gather, over one separable view, of the DBTR_GATHER_COLS x DBTR_GROUP voxels (x_a, y0 + b)
  * of one slice: xs[a] and xw[a] are voxel column x_a's slots (n = 0 and weights 0 for a column that
  * does not exist), g and gw the row group's union; e holds the view's pixel terms as pairs
  * (e1, e2), (n_rows, n_cols, 2). Rows in order, then columns: a voxel's weight is 0 in the
  * union's rows outside its own slots and in its column slots whose ray misses it, so each
- * voxel adds the nonzero terms of its own box in the raster order of gather_view. A zero
- * row weight skips that voxel row for the row. With skip_zero, a zero weight skips the pixel,
- * as gather_view does; without it (a constant at the call, so that the test is compiled out)
- * the term w v is added all the same, which changes no sum while the values read are finite:
- * see sums_finite. */
+ * voxel adds the nonzero terms of its own box in the raster order of gather_view, each the
+ * product of the column's and the row's weight times the pixel: the CPU's order
+ * (recon/modes.def's gather column: cpu). A zero row weight skips that voxel row for the row.
+ * With skip_zero, a
+ * zero weight skips the pixel, as gather_view does; without it (a constant at the call, so
+ * that the test is compiled out) the term w v is added all the same, which changes no sum
+ * while the values read are finite: see sums_finite. Every slot is read, also those of weight
+ * 0 (past a column's n, or where its ray misses the voxel): e holds 2 DBTR_SLOTS elements past
+ * its last pixel. */
 static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_COLS],
                                                const T xw[DBTR_GATHER_COLS][DBTR_SLOTS], dbtr_slots g,
                                                const DBTR_GROUPW *gw, const T *e, int n_cols, int skip_zero,
                                                T acc1[DBTR_GATHER_COLS][DBTR_GROUP],
                                                T acc2[DBTR_GATHER_COLS][DBTR_GROUP]) {
-  /* Each column's first slot in the union's row u, in elements from e: advanced a detector row a
-   * step. Every slot is read, also those of weight 0 (past a column's n, or where its ray misses
-   * the voxel): e holds 2 DBTR_SLOTS elements past its last pixel. */
   int o[DBTR_GATHER_COLS], step = 2 * n_cols;
-  DBTR_UNROLL
-  for (int a = 0; a < DBTR_GATHER_COLS; a++) o[a] = 2 * (g.p0 * n_cols + xs[a].p0);
+  DBTR_FN(gather_offsets)(xs, g, n_cols, o);
   for (int u = 0; u < g.n; u++) {
     T yw[DBTR_GROUP], v1[DBTR_GATHER_COLS][DBTR_SLOTS], v2[DBTR_GATHER_COLS][DBTR_SLOTS];
-    DBTR_LOAD_GROUP(yw, gw->w[u]);
-    DBTR_UNROLL
-    for (int a = 0; a < DBTR_GATHER_COLS; a++) {
-      DBTR_UNROLL
-      for (int i = 0; i < DBTR_SLOTS; i++) DBTR_LOAD_PAIR(v1[a][i], v2[a][i], e + (o[a] + 2 * i));
-      o[a] += step;
-    }
+    DBTR_FN(gather_row)(gw, u, e, step, o, yw, v1, v2);
     DBTR_UNROLL
     for (int b = 0; b < DBTR_GROUP; b++) {
       if (DBTR_EQ(yw[b], DBTR_OF_INT(0))) continue;
@@ -124,9 +141,50 @@ static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_C
   }
 }
 
+/* The same gather in the factored order (recon/modes.def's gather column: factored): in each
+ * row, the column terms xw v are summed first (from 0, in slot order), and that sum times the
+ * row's weight is added to the voxel's sum. The column sums are shared by the group's voxel
+ * rows: 2 operations a voxel row and column for each row of the union instead of 3 products
+ * and 6 sums, and fewer roundings. Not the CPU's bits. A zero column weight is skipped
+ * (skip_zero) or adds +-0 to a column sum that starts at +0, sums_finite's argument. */
+static inline DBTR_HD void DBTR_FN(gather_sep_factored)(const dbtr_slots xs[DBTR_GATHER_COLS],
+                                                        const T xw[DBTR_GATHER_COLS][DBTR_SLOTS], dbtr_slots g,
+                                                        const DBTR_GROUPW *gw, const T *e, int n_cols, int skip_zero,
+                                                        T acc1[DBTR_GATHER_COLS][DBTR_GROUP],
+                                                        T acc2[DBTR_GATHER_COLS][DBTR_GROUP]) {
+  int o[DBTR_GATHER_COLS], step = 2 * n_cols;
+  DBTR_FN(gather_offsets)(xs, g, n_cols, o);
+  /* Not unrolled: unrolled by 2, nvcc made double's conditional FMA of each row an FMA and two
+   * selects (docs/performance.md). */
+  DBTR_NO_UNROLL
+  for (int u = 0; u < g.n; u++) {
+    T yw[DBTR_GROUP], v1[DBTR_GATHER_COLS][DBTR_SLOTS], v2[DBTR_GATHER_COLS][DBTR_SLOTS];
+    T t1[DBTR_GATHER_COLS], t2[DBTR_GATHER_COLS];
+    DBTR_FN(gather_row)(gw, u, e, step, o, yw, v1, v2);
+    DBTR_UNROLL
+    for (int a = 0; a < DBTR_GATHER_COLS; a++) {
+      t1[a] = t2[a] = DBTR_OF_INT(0);
+      DBTR_UNROLL
+      for (int i = 0; i < DBTR_SLOTS; i++) {
+        if (skip_zero && DBTR_EQ(xw[a][i], DBTR_OF_INT(0))) continue;
+        DBTR_FN(accumulate)(xw[a][i], v1[a][i], v2[a][i], 1, &t1[a], &t2[a]);
+      }
+    }
+    DBTR_UNROLL
+    for (int b = 0; b < DBTR_GROUP; b++) {
+      if (DBTR_EQ(yw[b], DBTR_OF_INT(0))) continue;
+      DBTR_UNROLL
+      for (int a = 0; a < DBTR_GATHER_COLS; a++)
+        DBTR_FN(accumulate)(yw[b], t1[a], t2[a], 1, &acc1[a][b], &acc2[a][b]);
+    }
+  }
+}
+
 #ifdef DBTR_FINITE
-/* Whether every sum a gather_sep without skip_zero made, from 0, is finite: then they are
- * skip_zero's sums bit for bit, else the caller makes them again with skip_zero. A term of
+/* Whether every sum a gather_sep (or gather_sep_factored) without skip_zero made, from 0, is
+ * finite: then they are skip_zero's sums bit for bit, else the caller makes them again with
+ * skip_zero. (In the factored order the argument holds for each column sum, and a column sum
+ * that is not finite makes its voxel rows' sums so.) A term of
  * zero weight adds w v = +-0 where v is finite, which leaves a sum as it is unless the sum is
  * -0; a sum starts at +0 and in round to nearest becomes -0 only as -0 + -0, so it never is
  * one. (Where results are flushed to zero, in `fast`, a sum whose exact value is a negative

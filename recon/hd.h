@@ -14,11 +14,14 @@
 #endif
 #endif
 
-/* Unrolls the loop that follows in CUDA (its trip count is a constant); nothing in C. */
+/* Unrolls the loop that follows in CUDA (its trip count is a constant); nothing in C.
+ * DBTR_NO_UNROLL keeps nvcc from unrolling it (a loop whose body is large enough). */
 #ifdef __CUDACC__
 #define DBTR_UNROLL _Pragma("unroll")
+#define DBTR_NO_UNROLL _Pragma("unroll 1")
 #else
 #define DBTR_UNROLL
+#define DBTR_NO_UNROLL
 #endif
 
 #endif

@@ -21,9 +21,9 @@ typedef struct {
 #define MODE_PREC_double DBTR_PREC_DOUBLE
 #define MODE_PREC_dd DBTR_PREC_DD
 static mode_row rows[DBTR_MODE_TABLE_COUNT] = {
-#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
+#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, gather, flags, variants) \
   {{name, MODE_PREC_##prec, 1, 0, 0, NULL}, DBTR_ROWS_MODES, variants, ""},
-#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
+#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, gather, flags, variants) \
   {{name, MODE_PREC_##prec, 1, 1, 0, NULL}, DBTR_ROWS_VARIANTS, variants, ""},
 #define DBTR_CPU(id, ID, name, prec, threads, same) {{name, MODE_PREC_##prec, 0, 0, threads, NULL}, DBTR_ROWS_CPU, "", same},
 #include "recon/modes.def"

@@ -15,8 +15,9 @@
  *
  * It builds, for every view and slice, the tables the GPU builds, with the GPU's builder
  * (run step by step as kernels/mode_kernels.cu runs it), then compares every voxel's gather with
- * the per-pixel reference, bit for bit, with and without the test of each product's weight,
- * on finite pixel terms and on some infinite and NaN ones. */
+ * the per-pixel reference, bit for bit, with and without the test of each zero weight, on
+ * finite pixel terms and on some infinite and NaN ones; and the factored order's gather with
+ * that order's sum over each voxel's own slots (factored_voxel). */
 
 #ifndef SR
 #define SR ST
@@ -114,9 +115,10 @@ static int SN(same)(ST a, ST b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* The sums of the GPU's thread (kernels/mode_kernels.cu, k_gather_sep) that takes the voxel
  * columns x, x + xstep, ... and group gi of slice z, over all views, from 0, with or without
- * gather_sep's skip_zero. */
+ * gather_sep's skip_zero, in the CPU's order or factored. */
 static void SN(gather_views)(const SN(tables) * t, const ST *pairs, size_t z, size_t gi, size_t x, size_t xstep,
-                             int skip_zero, ST a1[SF(gather_cols)][DBTR_GROUP], ST a2[SF(gather_cols)][DBTR_GROUP]) {
+                             int skip_zero, int factored, ST a1[SF(gather_cols)][DBTR_GROUP],
+                             ST a2[SF(gather_cols)][DBTR_GROUP]) {
   for (size_t a = 0; a < SF(gather_cols); a++)
     for (size_t b = 0; b < DBTR_GROUP; b++) a1[a][b] = a2[a][b] = 0;
   for (size_t k = 0; k < t->nv; k++) {
@@ -128,19 +130,47 @@ static void SN(gather_views)(const SN(tables) * t, const ST *pairs, size_t z, si
       xs[a] = xa < t->nx ? t->sep.xs[kz * t->nx + xa] : DBTR_NO_SLOTS;
       for (int i = 0; i < DBTR_SLOTS; i++) xw[a][i] = xa < t->nx ? t->sep.xw[kz * t->nx + xa].w[i] : (ST)0;
     }
-    SF(gather_sep)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
-                   pairs + 2 * k * t->npix, (int)t->nc, skip_zero, a1, a2);
+    if (factored)
+      SF(gather_sep_factored)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
+                              pairs + 2 * k * t->npix, (int)t->nc, skip_zero, a1, a2);
+    else
+      SF(gather_sep)(xs, (const ST(*)[DBTR_SLOTS])xw, t->sep.gs[kz * t->ng + gi], &t->sep.gw[kz * t->ng + gi],
+                     pairs + 2 * k * t->npix, (int)t->nc, skip_zero, a1, a2);
   }
 }
 
-/* Every voxel's gather over all views, through the tables and through the per-pixel
- * reference, on random pixel terms; with plant, one pixel of every 97 is infinite or NaN.
- * gather_sep with skip_zero must give the reference's bits (NaN and infinite sums included);
- * without it, the bits of skip_zero wherever its thread's sums are all finite (sums_finite),
- * the case in which k_gather_sep keeps them. Returns the number of values that differ in their
- * bits; *redone counts the threads whose sums were not all finite (k_gather_sep makes them
- * again with skip_zero). */
-static size_t SN(compare)(const SN(tables) * t, int plant, size_t *redone) {
+/* The factored order's sums of voxel (x, y) of slice z over all views, added to *r1 and *r2,
+ * from the voxel's own slots (its row's ys, yw and its column's xs, xw), not from its group's
+ * union: for each of its rows with a nonzero weight, in order, the sum from 0 of the column
+ * terms of nonzero weight, in order, times the row's weight. */
+static void SN(factored_voxel)(const SN(tables) * t, const ST *e1, const ST *e2, size_t x, size_t y, size_t z, ST *r1,
+                               ST *r2) {
+  for (size_t k = 0; k < t->nv; k++) {
+    size_t kz = k * t->nz + z;
+    dbtr_slots xs = t->sep.xs[kz * t->nx + x], ys = t->sep.ys[kz * t->ny + y];
+    const ST *xw = t->sep.xw[kz * t->nx + x].w, *yw = t->sep.yw[kz * t->ny + y].w;
+    for (int j = 0; j < ys.n; j++) {
+      if (yw[j] == 0) continue;
+      size_t row = k * t->npix + (size_t)(ys.p0 + j) * t->nc;
+      ST c1 = 0, c2 = 0;
+      for (int i = 0; i < xs.n; i++) {
+        size_t p = row + (size_t)(xs.p0 + i);
+        if (xw[i] != 0) SF(accumulate)(xw[i], e1[p], e2[p], 1, &c1, &c2);
+      }
+      SF(accumulate)(yw[j], c1, c2, 1, r1, r2);
+    }
+  }
+}
+
+/* Every voxel's gather over all views, through the tables and through the reference of its
+ * order (the CPU's: the per-pixel gather_view; factored: factored_voxel), on random pixel
+ * terms; with plant, one pixel of every 97 is infinite or NaN. gather_sep with skip_zero must
+ * give the reference's bits (NaN and infinite sums included); without it, the bits of
+ * skip_zero wherever its thread's sums are all finite (sums_finite), the case in which
+ * k_gather_sep keeps them. Returns the number of values that differ in their bits; *redone
+ * counts the threads whose sums were not all finite (k_gather_sep makes them again with
+ * skip_zero). */
+static size_t SN(compare)(const SN(tables) * t, int plant, int factored, size_t *redone) {
   size_t nproj = t->nv * t->npix, ndiff = 0;
   /* The GPU's gather reads every slot of a column, also those of weight 0 (kernels/separable.h,
    * gather_sep): its pairs hold 2 DBTR_SLOTS elements past the last pixel, NaN here, so that a
@@ -177,8 +207,8 @@ static size_t SN(compare)(const SN(tables) * t, int plant, size_t *redone) {
         for (size_t lane = 0; lane < xstep && x0 + lane < t->nx; lane++) {
           ST a1[SF(gather_cols)][DBTR_GROUP], a2[SF(gather_cols)][DBTR_GROUP];
           ST b1[SF(gather_cols)][DBTR_GROUP], b2[SF(gather_cols)][DBTR_GROUP];
-          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 1, a1, a2);
-          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 0, b1, b2);
+          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 1, factored, a1, a2);
+          SN(gather_views)(t, pairs, z, gi, x0 + lane, xstep, 0, factored, b1, b2);
           int kept = SF(sums_finite)((const ST(*)[DBTR_GROUP])b1, (const ST(*)[DBTR_GROUP])b2);
           *redone += (size_t)!kept;
           for (size_t a = 0; a < SF(gather_cols); a++)
@@ -186,7 +216,8 @@ static size_t SN(compare)(const SN(tables) * t, int plant, size_t *redone) {
               size_t x = x0 + lane + a * xstep, y = gi * DBTR_GROUP + b;
               if (x >= t->nx || y >= t->ny) continue;
               ST r1 = 0, r2 = 0;
-              for (size_t k = 0; k < t->nv; k++)
+              if (factored) SN(factored_voxel)(t, e1, e2, x, y, z, &r1, &r2);
+              for (size_t k = 0; k < t->nv && !factored; k++)
                 SF(gather_view)(&t->foot[k * t->nz + z], t->rays + 4 * k * t->npix, e1 + k * t->npix, e2 + k * t->npix,
                                 (int)x, (int)y, (int)z, nx, ny, nr, nc, &r1, &r2);
               ndiff += (size_t)!SN(same)(r1, a1[a][b]) + (size_t)!SN(same)(r2, a2[a][b]);

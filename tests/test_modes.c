@@ -59,11 +59,13 @@ static void check_variants(dbtr_mode m, const dbtr_mode *want, size_t n) {
  * mode from the match mode of its precision. */
 DBTR_TEST(variants_of_the_modes) {
   const dbtr_mode fast[] = {DBTR_VARIANT_CPU_MATCH_FMA, DBTR_VARIANT_CPU_MATCH_APPROX_DIV,
-                                DBTR_VARIANT_CPU_MATCH_FAST_EXP, DBTR_VARIANT_CPU_MATCH_FTZ};
-  const dbtr_mode ieee[] = {DBTR_VARIANT_CPU_MATCH_FMA, DBTR_VARIANT_CPU_MATCH_LIBM_EXP};
+                            DBTR_VARIANT_CPU_MATCH_FAST_EXP, DBTR_VARIANT_CPU_MATCH_FTZ,
+                            DBTR_VARIANT_CPU_MATCH_FACTORED};
+  const dbtr_mode ieee[] = {DBTR_VARIANT_CPU_MATCH_FMA, DBTR_VARIANT_CPU_MATCH_LIBM_EXP,
+                            DBTR_VARIANT_CPU_MATCH_FACTORED};
   const dbtr_mode dbl[] = {DBTR_VARIANT_DOUBLE_MATCH_FMA, DBTR_VARIANT_DOUBLE_MATCH_LIBM_EXP};
-  check_variants(DBTR_MODE_FAST, fast, 4);
-  check_variants(DBTR_MODE_IEEE, ieee, 2);
+  check_variants(DBTR_MODE_FAST, fast, 5);
+  check_variants(DBTR_MODE_IEEE, ieee, 3);
   check_variants(DBTR_MODE_DOUBLE, dbl, 2);
   check_variants(DBTR_MODE_CPU_MATCH, NULL, 0);
   check_variants(DBTR_MODE_DOUBLE_MATCH, NULL, 0);
@@ -71,10 +73,10 @@ DBTR_TEST(variants_of_the_modes) {
   check_variants(DBTR_MODE_TABLE_COUNT, NULL, 0);
   /* Fewer slots than variants: the first ones, and the full count. */
   dbtr_mode two[2];
-  CHECK_EQ_INT(dbtr_mode_variants(DBTR_MODE_FAST, two, 2), 4);
+  CHECK_EQ_INT(dbtr_mode_variants(DBTR_MODE_FAST, two, 2), 5);
   CHECK_EQ_INT(two[0], fast[0]);
   CHECK_EQ_INT(two[1], fast[1]);
-  CHECK_EQ_INT(dbtr_mode_variants(DBTR_MODE_FAST, NULL, 0), 4);
+  CHECK_EQ_INT(dbtr_mode_variants(DBTR_MODE_FAST, NULL, 0), 5);
 }
 
 /* Every explain variant is a variant row, of its mode's precision (the variant changes one
@@ -99,10 +101,10 @@ typedef struct {
   int user;
 } row_text;
 static const row_text table[] = {
-#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
-  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp, flags, variants, 1},
-#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, flags, variants) \
-  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp, flags, variants, 0},
+#define DBTR_MODE(id, ID, name, prec, arith, div, sqrt, exp, gather, flags, variants) \
+  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp " " #gather, flags, variants, 1},
+#define DBTR_VARIANT(id, ID, name, prec, arith, div, sqrt, exp, gather, flags, variants) \
+  {#id, #ID, name, #arith " " #div " " #sqrt " " #exp " " #gather, flags, variants, 0},
 #include "recon/modes.def"
 };
 
@@ -135,14 +137,15 @@ DBTR_TEST(table_spellings_agree) {
 }
 
 /* cpu-match and double-match promise the CPU reference's bits, so their rows must ask for
- * its arithmetic: explicitly rounded operations, the shared exp, no flush to zero, and no
- * contraction anywhere (-fmad=false also covers the code outside the shared arithmetic).
- * kernels/ptx_audit.sh checks that such rows compile to such instructions. */
+ * its arithmetic: explicitly rounded operations, the shared exp, the CPU's order of the
+ * gather's terms, no flush to zero, and no contraction anywhere (-fmad=false also covers the
+ * code outside the shared arithmetic). kernels/ptx_audit.sh checks that such rows compile to
+ * such instructions. */
 DBTR_TEST(match_rows_ask_for_the_cpu_arithmetic) {
   const dbtr_mode match[] = {DBTR_MODE_CPU_MATCH, DBTR_MODE_DOUBLE_MATCH};
   for (size_t i = 0; i < 2; i++) {
     const row_text *r = &table[match[i]];
-    CHECK(strcmp(r->ops, "rn rn rn shared") == 0);
+    CHECK(strcmp(r->ops, "rn rn rn shared cpu") == 0);
     CHECK_STR_CONTAINS(r->flags, "-ftz=false");
     CHECK_STR_CONTAINS(r->flags, "-fmad=false");
   }

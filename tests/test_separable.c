@@ -11,10 +11,16 @@
  * sep_groups) fails every preset's case, as does one in the CPU's gather (tried: a voxel's
  * rows in reverse order); the turned detector's case fails only when both of
  * the builder's checks (sep_rays and sep_check) are disabled, as either one catches it. The
- * CPU's footprint check (sep_feet) holds for every preset and implies sep_check's verdict. */
+ * CPU's footprint check (sep_feet) holds for every preset and implies sep_check's verdict.
+ * The same gather in the factored order (recon/modes.def's gather column) gives the bits of
+ * that order's sum over each voxel's own slots, on the CPU and, in cpu-match+factored, on the
+ * GPU (factored_on_gpu, label gpu). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "engine/backends.h"
+#include "kernels/gpu.h"
 #include "kernels/layout.h"
 #include "recon/cpu.h"
 #include "recon/rays.h"
@@ -77,15 +83,17 @@ static void copy_foot_d(const dbtr_footprint_d *in, dbtr_footprint_d *out) { *ou
 #define SPREC DBTR_PREC_DOUBLE
 #include "tests/separable_check.h"
 
-/* The GPU's gather of one precision (compare, its tables t) against the reference: on finite
- * pixel terms, and on terms of which some are infinite or NaN, where some of its threads must
- * find their sums not finite and make them again. */
+/* The GPU's gather of one precision (compare, its tables t) against the reference of each
+ * order (the CPU's, factored): on finite pixel terms, and on terms of which some are infinite
+ * or NaN, where some of its threads must find their sums not finite and make them again. */
 #define check_gathers(compare, t)                                 \
   do {                                                            \
-    size_t redone;                                                \
-    CHECK_EQ_U64(compare((t), 0, &redone), 0);                    \
-    CHECK_EQ_U64(compare((t), 1, &redone), 0);                    \
-    CHECK_EQ_INT(redone > 0, 1);                                  \
+    for (int factored = 0; factored < 2; factored++) {            \
+      size_t redone;                                              \
+      CHECK_EQ_U64(compare((t), 0, factored, &redone), 0);        \
+      CHECK_EQ_U64(compare((t), 1, factored, &redone), 0);        \
+      CHECK_EQ_INT(redone > 0, 1);                                \
+    }                                                             \
   } while (0)
 
 /* Builds both precisions' tables for a preset at test size, turned by rotate_deg about z
@@ -116,6 +124,75 @@ static void check_problem(const char *preset, double rotate_deg, size_t crop_x, 
   dbtr_geom_free(&g);
 }
 
+/* The GPU's gather in the factored order, in cpu-match+factored (the CPU's arithmetic, the
+ * factored order), back projecting random values (both signs) and then the same with one pixel
+ * in 211 of view 0 infinite and another NaN: every voxel has the bits of factored_voxel's sum
+ * on the host (NaN where it is NaN), from pixel terms made as the GPU makes them (back_pixel
+ * of the value and the path length, which cpu-match shares with the CPU); and cpu-match's
+ * gather, in the CPU's order, differs from it in some voxels, so that the comparison tells the
+ * two orders apart. */
+static void factored_on_gpu(const char *preset) {
+  char name[256];
+  if (!dbtr_gpu_available(name, sizeof name)) TEST_SKIP("no CUDA GPU");
+  dbtr_geom g;
+  dbtr_grid grid;
+  REQUIRE_OK(test_small_problem(preset, &g, &grid));
+  sep_f_tables t;
+  REQUIRE(sep_f_tables_build(&t, &g, &grid));
+  size_t nv = t.nx * t.ny * t.nz, np = t.nv * t.npix, views[64], start[2] = {0, t.nv};
+  REQUIRE(t.nv <= 64);
+  for (size_t k = 0; k < t.nv; k++) views[k] = k;
+  dbtr_problem prob = {.geom = &g, .grid = &grid, .n_subsets = 1, .subset_views = views, .subset_start = start,
+                       .projector = 1};
+  float *y = malloc(np * sizeof *y), *e1 = malloc(np * sizeof *e1), *e2 = calloc(np, sizeof *e2);
+  float *gv = malloc(nv * sizeof *gv), *cv = malloc(nv * sizeof *cv);
+  REQUIRE(y && e1 && e2 && gv && cv);
+  for (int plant = 0; plant < 2; plant++) {
+    test_rng_state = 13;
+    for (size_t i = 0; i < np; i++) {
+      y[i] = (float)(test_rnd() - 0.5);
+      if (plant && i < t.npix && i % 211 == 0) y[i] = INFINITY;
+      if (plant && i < t.npix && i % 211 == 100) y[i] = NAN;
+      e1[i] = t_back_pixel_f(y[i], t.lens[i]);
+    }
+    dbtr_backend *b = NULL;
+    REQUIRE_OK(dbtr_backend_create(&b, DBTR_VARIANT_CPU_MATCH_FACTORED, &prob));
+    CHECK_OK(b->project(b, 1, y, gv, 0));
+    dbtr_backend_destroy(&b);
+    REQUIRE_OK(dbtr_backend_create(&b, DBTR_MODE_CPU_MATCH, &prob));
+    CHECK_OK(b->project(b, 1, y, cv, 0));
+    dbtr_backend_destroy(&b);
+    size_t differ = 0, nan = 0, cpu_order = 0;
+    for (size_t z = 0; z < t.nz; z++)
+      for (size_t yy = 0; yy < t.ny; yy++)
+        for (size_t x = 0; x < t.nx; x++) {
+          size_t j = (z * t.ny + yy) * t.nx + x;
+          float r1 = 0, r2 = 0;
+          sep_f_factored_voxel(&t, e1, e2, x, yy, z, &r1, &r2);
+          if (isnan(r1) || isnan(gv[j])) {
+            nan++;
+            differ += !(isnan(r1) && isnan(gv[j]));
+            continue;
+          }
+          differ += !sep_f_same(r1, gv[j]);
+          cpu_order += !sep_f_same(cv[j], gv[j]);
+        }
+    printf("%s%s: cpu-match+factored on the GPU: %zu voxels of %zu differ from the host's factored sums (%zu NaN); "
+           "%zu differ from cpu-match\n",
+           preset, plant ? ", infinite and NaN pixels" : "", differ, nv, nan, cpu_order);
+    CHECK_EQ_U64(differ, 0);
+    CHECK_GT(cpu_order, 0);
+    CHECK_EQ_INT(nan > 0, plant);
+  }
+  free(y);
+  free(e1);
+  free(e2);
+  free(gv);
+  free(cv);
+  sep_f_tables_free(&t);
+  dbtr_geom_free(&g);
+}
+
 DBTR_TEST(tiny) { check_problem("tiny", 0.0, 0, 0, 1); }
 DBTR_TEST(hologic) { check_problem("hologic", 0.0, 0, 0, 1); }
 DBTR_TEST(siemens) { check_problem("siemens", 0.0, 0, 0, 1); }
@@ -128,4 +205,8 @@ DBTR_TEST(cropped_grid) { check_problem("ge", 0.0, 23, 17, 1); }
 /* u is no longer along x: the x part of a ray record depends on the row. */
 DBTR_TEST(rotated_detector_is_not_separable) { check_problem("hologic", 7.0, 0, 0, 0); }
 
-DBTR_TEST_MAIN(tiny, hologic, siemens, ge, thesis, cropped_grid, rotated_detector_is_not_separable)
+DBTR_TEST(factored_on_gpu_tiny) { factored_on_gpu("tiny"); }
+DBTR_TEST(factored_on_gpu_hologic) { factored_on_gpu("hologic"); }
+
+DBTR_TEST_MAIN(tiny, hologic, siemens, ge, thesis, cropped_grid, rotated_detector_is_not_separable,
+               factored_on_gpu_tiny, factored_on_gpu_hologic)
