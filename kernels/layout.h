@@ -37,9 +37,11 @@
  * multiprocessor) and its one column 58 (4 blocks): thesis, one H100, 11.3 -> 10.1 ms. A
  * block is DBTR_GS_X x DBTR_GS_Y threads, one warp along x: DBTR_SEP_GROUPS groups of rows,
  * each in DBTR_GS_Z consecutive slices (warp w takes group w / DBTR_GS_Z, slice
- * w % DBTR_GS_Z), so that the warps of a block read nearly the same pixels of each view
- * (thesis, one H100: back 5.31 -> 5.22 ms in fast, 8 groups of one slice against 4 of 2
- * slices; 4 and 8 slices were slower, 5.68 and 5.70).
+ * w % DBTR_GS_Z), so that the warps of a block read nearly the same pixels of each view. One
+ * slice: 8 consecutive groups. (2 slices of 4 groups took thesis's back projection from 5.31 to
+ * 5.22 ms in fast when each product's weight was tested; since zero terms are added and fast's
+ * gather is factored, one slice is faster in every mode: fast 4.60 -> 4.50, cpu-match 5.33 ->
+ * 5.22, double 9.79 -> 9.40 ms, one H100; 4 and 8 slices were slower, 5.68 and 5.70, before.)
  *
  * The separable forward projection (k_forward_sep): a thread takes one detector column and
  * a few consecutive rows of one view (per precision: kernels/modes.h, MODE_FWD_ROWS), a block
@@ -56,7 +58,7 @@ enum {
   DBTR_GROUP_ROWS = 8,
   DBTR_GS_X = 32,
   DBTR_GS_Y = 8,
-  DBTR_GS_Z = 2
+  DBTR_GS_Z = 1
 };
 
 /* The voxel rows (and, in the per-pixel gather, columns) one block of each gather covers: the
