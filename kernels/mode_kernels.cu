@@ -412,7 +412,7 @@ enum { GATHER_TILE_X = DBTR_GS_X * MODE_GATHER_COLS };
 #endif
 
 /* The sums a1, a2 of k_gather_sep's thread (below) over views views[0 .. n), from 0, through
- * gather_sep with or without skip_zero (a constant at each call). */
+ * the mode's gather (MODE_GATHER_SEP) with or without skip_zero (a constant at each call). */
 __device__ __forceinline__ void gather_sep_views(const int *views, int n, const sep_tables &sep, const T *e, int elo,
                                                  int e_rows, int nx, int x0, int gi, int z, int nz, int n_cols,
                                                  int skip_zero, T a1[MODE_GATHER_COLS][DBTR_GROUP],
@@ -452,8 +452,9 @@ __device__ __forceinline__ void gather_sep_views(const int *views, int n, const 
  * one slice; a block GATHER_TILE_X columns, DBTR_SEP_GROUPS groups and DBTR_GS_Z
  * consecutive slices, warp w the group w / DBTR_GS_Z of slice w % DBTR_GS_Z (kernels/layout.h);
  * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
- * the tables, and each voxel's sums are gather_view's, bit for bit, or in the modes whose
- * gather is factored (recon/modes.def) that order's (gather_sep). The voxels are
+ * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep), or in the
+ * modes whose gather is factored (recon/modes.def) that order's (gather_sep_factored). The
+ * voxels are
  * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
  * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
  * detector rows of each view from elo. */

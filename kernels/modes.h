@@ -181,9 +181,8 @@
  * from 58 registers to 68 (3 blocks), and bound to 4 it spills 8 bytes outside its loops; 5
  * where float's is factored (48 registers; of the values spilled, one is read again in the
  * union-row loop, the rest once a view), which took the factored back projection 4% below 4
- * blocks' (thesis, one H100; docs/performance.md); dd's
- * gather takes 214 registers and is not bound (bound to 4, thesis back projection took 169 ms
- * against 68, one H200). */
+ * blocks' (thesis, one H100; docs/performance.md); dd's gather takes 214 registers and is not
+ * bound (bound to 4, thesis back projection took 169 ms against 68, one H200). */
 #if DBTR_P_ID == DBTR_P_ID_DD
 #define MODE_GATHER_BLOCKS 1
 #elif MODE_GATHER_FACTORED && DBTR_P_ID == DBTR_P_ID_FLOAT

@@ -109,12 +109,11 @@ static inline DBTR_HD void DBTR_FN(gather_row)(const DBTR_GROUPW *gw, int u, con
  * voxel adds the nonzero terms of its own box in the raster order of gather_view, each the
  * product of the column's and the row's weight times the pixel: the CPU's order
  * (recon/modes.def's gather column: cpu). A zero row weight skips that voxel row for the row.
- * With skip_zero, a
- * zero weight skips the pixel, as gather_view does; without it (a constant at the call, so
- * that the test is compiled out) the term w v is added all the same, which changes no sum
- * while the values read are finite: see sums_finite. Every slot is read, also those of weight
- * 0 (past a column's n, or where its ray misses the voxel): e holds 2 DBTR_SLOTS elements past
- * its last pixel. */
+ * With skip_zero, a zero weight skips the pixel, as gather_view does; without it (a constant
+ * at the call, so that the test is compiled out) the term w v is added all the same, which
+ * changes no sum while the values read are finite: see sums_finite. Every slot is read, also
+ * those of weight 0 (past a column's n, or where its ray misses the voxel): e holds 2
+ * DBTR_SLOTS elements past its last pixel. */
 static inline DBTR_HD void DBTR_FN(gather_sep)(const dbtr_slots xs[DBTR_GATHER_COLS],
                                                const T xw[DBTR_GATHER_COLS][DBTR_SLOTS], dbtr_slots g,
                                                const DBTR_GROUPW *gw, const T *e, int n_cols, int skip_zero,
@@ -184,10 +183,9 @@ static inline DBTR_HD void DBTR_FN(gather_sep_factored)(const dbtr_slots xs[DBTR
 /* Whether every sum a gather_sep (or gather_sep_factored) without skip_zero made, from 0, is
  * finite: then they are skip_zero's sums bit for bit, else the caller makes them again with
  * skip_zero. (In the factored order the argument holds for each column sum, and a column sum
- * that is not finite makes its voxel rows' sums so.) A term of
- * zero weight adds w v = +-0 where v is finite, which leaves a sum as it is unless the sum is
- * -0; a sum starts at +0 and in round to nearest becomes -0 only as -0 + -0, so it never is
- * one. (Where results are flushed to zero, in `fast`, a sum whose exact value is a negative
+ * that is not finite makes its voxel rows' sums so.) A term of zero weight adds w v = +-0
+ * where v is finite, which leaves a sum as it is unless the sum is -0; a sum starts at +0 and
+ * in round to nearest becomes -0 only as -0 + -0, so it never is one. (Where results are flushed to zero, in `fast`, a sum whose exact value is a negative
  * subnormal becomes -0, and a later zero term then makes it +0: the same value, another sign
  * of zero.) Where a value read is infinite or NaN, 0 v is NaN, and a sum that takes a NaN or
  * an infinite term stays NaN or infinite: some sum is not finite. */

@@ -98,6 +98,15 @@ extern int dbtr_test_failures;
     exit(77);                                      \
   } while (0)
 
+/* Skips the case (exit 77, SKIP) where no CUDA GPU is found, as every GPU case does; never
+ * when the GPU path fails. The file declares dbtr_gpu_available (include/dbtr.h). */
+#define TEST_NEED_GPU()                                                                         \
+  do {                                                                                          \
+    char test_gpu_name_[256];                                                                   \
+    if (!dbtr_gpu_available(test_gpu_name_, sizeof test_gpu_name_))                             \
+      TEST_SKIP("no CUDA GPU (or a build without CUDA)");                                       \
+  } while (0)
+
 #define DBTR__TEST_ENTRY(name) {#name, test_##name},
 #define DBTR__TEST_E1(a) DBTR__TEST_ENTRY(a)
 /* Lists the cases; CMake finds them by the DBTR_TEST(name) lines, this table runs them. */

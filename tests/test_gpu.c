@@ -22,11 +22,6 @@
 #include "tests/mlem_problem.h"
 #include "tests/test.h"
 
-static void need_gpu(void) {
-  char name[256];
-  if (!dbtr_gpu_available(name, sizeof name)) TEST_SKIP("no CUDA GPU (or a build without CUDA)");
-}
-
 enum { ITERS = 3 };
 
 /* A match mode's row: its arrays must equal the reference's bit for bit, sign of zero
@@ -108,7 +103,7 @@ static double compare_paths(const char *preset, double rotate_deg, int emission,
 }
 
 static void match_preset(const char *preset, double rotate_deg) {
-  need_gpu();
+  TEST_NEED_GPU();
   for (int emission = 0; emission < 2; emission++)
     for (size_t subsets = 1; subsets <= 3; subsets += 2)
       for (budget b = BUDGET_NONE; b <= BUDGET_ONE_VIEW; b++) {
@@ -134,7 +129,7 @@ DBTR_TEST(match_rotated_detector) { match_preset("hologic", 7.0); }
  * most (in double, 2^29 times less); 1e-3 is two orders above that and still far below what
  * a wrong formula gives (a misplaced weight moves values by whole percent). */
 DBTR_TEST(other_modes_close) {
-  need_gpu();
+  TEST_NEED_GPU();
   const dbtr_mode modes[3] = {DBTR_MODE_FAST, DBTR_MODE_IEEE, DBTR_MODE_DOUBLE};
   for (int i = 0; i < 3; i++)
     for (int emission = 0; emission < 2; emission++) {
@@ -179,7 +174,7 @@ static void require_same_run(const char *what, dbtr_mode m, const test_mlem_prob
  * the deviance (whose partial sums keep their order), for the separable gather (hologic) and
  * the per-pixel one with its carried sums (the turned detector), with 3 subsets. */
 DBTR_TEST(batched_same_bits) {
-  need_gpu();
+  TEST_NEED_GPU();
   const double rotate[2] = {0.0, 7.0};
   for (int r = 0; r < 2; r++)
     for (int m = 0; m < DBTR_MODE_COUNT; m++) {
@@ -216,7 +211,7 @@ static void require_same_on_parts(test_mlem_problem *p, dbtr_mode m, int gpus, i
  * of a subset or the slices evenly), then on 2 real GPUs where the machine has them; and with
  * 2 parts and ray records made one view at a time. */
 DBTR_TEST(gpus_same_bits) {
-  need_gpu();
+  TEST_NEED_GPU();
   int n_dev = dbtr_gpu_count();
   const double rotate[2] = {0.0, 7.0};
   for (int r = 0; r < 2; r++)
@@ -253,7 +248,7 @@ DBTR_TEST(gpus_same_bits) {
  * rows go a view at a time rather than in one 2-D copy of evenly spaced views
  * (kernels/gpu_host.cu, send_forward), with the bits of one GPU running the same schedule. */
 DBTR_TEST(gpus_any_schedule) {
-  need_gpu();
+  TEST_NEED_GPU();
   int n_dev = dbtr_gpu_count();
   for (int m = 0; m < DBTR_MODE_COUNT; m++) {
     test_mlem_problem p;
@@ -285,7 +280,7 @@ DBTR_TEST(gpus_any_schedule) {
  * whole problem needs, and the memory line names that need as one GPU's own plan gives it; with
  * a turned detector (the per-pixel gather) each part holds the whole problem, as the line says. */
 DBTR_TEST(gpus_split_memory) {
-  need_gpu();
+  TEST_NEED_GPU();
   for (int r = 0; r < 2; r++) {
     test_mlem_problem p;
     dbtr_backend *one = NULL, *four = NULL;
@@ -328,7 +323,7 @@ static int runs_separable(const char *preset, double rotate_deg, dbtr_mode mode)
 }
 
 DBTR_TEST(projector_paths) {
-  need_gpu();
+  TEST_NEED_GPU();
   const char *presets[5] = {"tiny", "hologic", "siemens", "ge", "thesis"};
   for (int m = 0; m < DBTR_MODE_COUNT; m++) {
     for (int p = 0; p < 5; p++) CHECK_EQ_INT(runs_separable(presets[p], 0.0, (dbtr_mode)m), 1);
@@ -338,7 +333,7 @@ DBTR_TEST(projector_paths) {
 
 /* A problem too large for the GPU is refused before anything runs, with the sizes. */
 DBTR_TEST(out_of_memory_message) {
-  need_gpu();
+  TEST_NEED_GPU();
   dbtr_geom g;
   dbtr_grid grid;
   REQUIRE_OK(test_small_problem("tiny", &g, &grid));
@@ -410,7 +405,7 @@ static void dd_same_bits(const char *preset, double rotate_deg, int emission, si
 }
 
 DBTR_TEST(dd_match) {
-  need_gpu();
+  TEST_NEED_GPU();
   const char *presets[5] = {"tiny", "hologic", "siemens", "ge", "thesis"};
   for (int i = 0; i < 6; i++)
     for (int emission = 0; emission < 2; emission++)
@@ -443,7 +438,7 @@ static void keep_vs(void *user, const dbtr_validate_row *r) {
 }
 
 DBTR_TEST(referee_gpu_equals_cpu) {
-  need_gpu();
+  TEST_NEED_GPU();
   enum { IT = 2 };
   test_mlem_problem p;
   REQUIRE_OK(test_mlem_problem_open(&p, "hologic", 0.0, 0, 3, 0));

@@ -16,11 +16,6 @@
 #include "tests/problems.h"
 #include "tests/test.h"
 
-static void need_gpu(void) {
-  char name[256];
-  if (!dbtr_gpu_available(name, sizeof name)) TEST_SKIP("no CUDA GPU");
-}
-
 enum { ITERATIONS = 2 };
 
 /* A problem with its data in host memory, as doubles, and the same values on the device. */
@@ -122,7 +117,7 @@ static void check_same(const char *what, problem *p, const dbtr_recon_opts *o) {
 
 /* Every GPU mode, transmission counts with a full i0, in double. */
 DBTR_TEST(every_mode) {
-  need_gpu();
+  TEST_NEED_GPU();
   problem p;
   problem_make(&p, "tiny", DBTR_QUANTITY_COUNTS, DBTR_I0_FULL, DBTR_PREC_DOUBLE);
   for (size_t i = 0; dbtr_mode_at(i); i++) {
@@ -137,7 +132,7 @@ DBTR_TEST(every_mode) {
 /* In cpu-match and double: each i0 shape, float arrays, and the three ways data enter, with
  * ordered subsets and a given start value too. */
 DBTR_TEST(shapes_types_kinds) {
-  need_gpu();
+  TEST_NEED_GPU();
   static const char *modes[] = {"cpu-match", "double"};
   static const dbtr_i0_shape shapes[] = {DBTR_I0_SCALAR, DBTR_I0_PER_VIEW, DBTR_I0_PER_PIXEL, DBTR_I0_FULL};
   for (int m = 0; m < 2; m++) {
@@ -171,7 +166,7 @@ DBTR_TEST(shapes_types_kinds) {
 /* The host route's message for a bad value, word for word: a NaN and a negative count in the
  * projections, a zero and an infinite i0, one at a time. */
 DBTR_TEST(bad_values_same_message) {
-  need_gpu();
+  TEST_NEED_GPU();
   problem p;
   problem_make(&p, "tiny", DBTR_QUANTITY_COUNTS, DBTR_I0_FULL, DBTR_PREC_DOUBLE);
   struct {
@@ -202,7 +197,7 @@ DBTR_TEST(bad_values_same_message) {
 /* What device data cannot do is refused with the reason before any work: host memory given as
  * device memory, the CPU backend, several GPUs, FBP, and the data given twice. */
 DBTR_TEST(refusals) {
-  need_gpu();
+  TEST_NEED_GPU();
   problem p;
   problem_make(&p, "tiny", DBTR_QUANTITY_COUNTS, DBTR_I0_SCALAR, DBTR_PREC_DOUBLE);
   dbtr_recon *r = NULL;

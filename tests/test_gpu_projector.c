@@ -20,11 +20,6 @@
 #include "tests/problems.h"
 #include "tests/test.h"
 
-static void need_gpu(void) {
-  char name[256];
-  if (!dbtr_gpu_available(name, sizeof name)) TEST_SKIP("no CUDA GPU");
-}
-
 typedef struct {
   size_t nv, np, es;
   void *x, *y;  /* inputs, rounded to the mode's type */
@@ -98,7 +93,7 @@ static void check_adjoint(const char *what, const inputs *in, dbtr_precision pre
 }
 
 static void check_modes(const char *preset) {
-  need_gpu();
+  TEST_NEED_GPU();
   dbtr_geom g;
   dbtr_grid grid;
   REQUIRE_OK(test_small_problem(preset, &g, &grid));
@@ -172,7 +167,7 @@ DBTR_TEST(modes_thesis) { check_modes("thesis"); }
  * dd) give their CPU class's FBP volume bit for bit. The other modes' distance from the CPU in
  * their precision is printed (their back projections round differently; docs/fbp.md). */
 DBTR_TEST(fbp_match) {
-  need_gpu();
+  TEST_NEED_GPU();
   dbtr_scan scan = {.quantity = DBTR_QUANTITY_LINE_INTEGRAL};
   dbtr_grid grid;
   REQUIRE_OK(test_small_problem("hologic", &scan.geom, &grid));
@@ -213,7 +208,7 @@ DBTR_TEST(fbp_match) {
  * back projection: the same bits in every voxel that is not NaN, and NaN where the CPU's is (a
  * GPU's NaN has bits of its own). */
 DBTR_TEST(back_not_finite) {
-  need_gpu();
+  TEST_NEED_GPU();
   dbtr_geom g;
   dbtr_grid grid;
   REQUIRE_OK(test_small_problem("hologic", &g, &grid));

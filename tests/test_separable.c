@@ -132,8 +132,7 @@ static void check_problem(const char *preset, double rotate_deg, size_t crop_x, 
  * gather, in the CPU's order, differs from it in some voxels, so that the comparison tells the
  * two orders apart. */
 static void factored_on_gpu(const char *preset) {
-  char name[256];
-  if (!dbtr_gpu_available(name, sizeof name)) TEST_SKIP("no CUDA GPU");
+  TEST_NEED_GPU();
   dbtr_geom g;
   dbtr_grid grid;
   REQUIRE_OK(test_small_problem(preset, &g, &grid));
