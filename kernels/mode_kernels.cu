@@ -454,9 +454,8 @@ __device__ __forceinline__ void gather_sep_views(const int *views, int n, const 
  * consecutive blocks are the slices of one such tile. Each view's slots and weights come from
  * the tables, and each voxel's sums are gather_view's, bit for bit (gather_sep), or in the
  * modes whose gather is factored (recon/modes.def) that order's (gather_sep_factored). The
- * voxels are
- * rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one GPU, on each
- * of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
+ * voxels are rows [y0, y1) (y0 a multiple of DBTR_GROUP) of every slice: all of them on one
+ * GPU, on each of several its band of rows. vol holds the v_rows rows of each slice from vlo, e the e_rows
  * detector rows of each view from elo. */
 __global__ void __launch_bounds__(DBTR_GS_X * DBTR_GS_Y, MODE_GATHER_BLOCKS)
     k_gather_sep(const int *views, int n, sep_tables sep, const T *e, int elo, int e_rows, T *vol, int vlo, int v_rows,

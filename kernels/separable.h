@@ -80,7 +80,8 @@ static inline DBTR_HD int DBTR_FN(group_slots)(const dbtr_slots s[DBTR_GROUP], c
 }
 
 /* Each column's first slot in row 0 of union g, in elements from the view's pairs (n_cols
- * pixels a row, 2 elements a pixel); the gathers advance them a detector row a step. */
+ * pixels a row, 2 elements a pixel); the gathers advance them, or pointers made from them, a
+ * detector row a step. */
 static inline DBTR_HD void DBTR_FN(gather_offsets)(const dbtr_slots xs[DBTR_GATHER_COLS], dbtr_slots g, int n_cols,
                                                    int o[DBTR_GATHER_COLS]) {
   DBTR_UNROLL

@@ -216,10 +216,12 @@ static size_t SN(compare)(const SN(tables) * t, int plant, int factored, size_t 
               size_t x = x0 + lane + a * xstep, y = gi * DBTR_GROUP + b;
               if (x >= t->nx || y >= t->ny) continue;
               ST r1 = 0, r2 = 0;
-              if (factored) SN(factored_voxel)(t, e1, e2, x, y, z, &r1, &r2);
-              for (size_t k = 0; k < t->nv && !factored; k++)
-                SF(gather_view)(&t->foot[k * t->nz + z], t->rays + 4 * k * t->npix, e1 + k * t->npix, e2 + k * t->npix,
-                                (int)x, (int)y, (int)z, nx, ny, nr, nc, &r1, &r2);
+              if (factored)
+                SN(factored_voxel)(t, e1, e2, x, y, z, &r1, &r2);
+              else
+                for (size_t k = 0; k < t->nv; k++)
+                  SF(gather_view)(&t->foot[k * t->nz + z], t->rays + 4 * k * t->npix, e1 + k * t->npix,
+                                  e2 + k * t->npix, (int)x, (int)y, (int)z, nx, ny, nr, nc, &r1, &r2);
               ndiff += (size_t)!SN(same)(r1, a1[a][b]) + (size_t)!SN(same)(r2, a2[a][b]);
               if (kept) ndiff += (size_t)!SN(same)(b1[a][b], a1[a][b]) + (size_t)!SN(same)(b2[a][b], a2[a][b]);
             }
